@@ -1,0 +1,1 @@
+"""Scrubbers under test: the reference implementation and deliberately broken examples."""

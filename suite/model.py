@@ -1,0 +1,89 @@
+"""The data that flows through the harness: stream context and scenarios."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+FINISH_REASONS: tuple[str | None, ...] = ("stop", "length", "tool_calls", "content_filter", None)
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a client knows about a stream besides its text (SPEC R-CTX-1)."""
+
+    starts_in_reasoning: bool = False
+    inline_answer: bool = False
+    finish_reason: str | None = "stop"
+    features: tuple[str, ...] = ()
+
+    def required_keys(self) -> tuple[str, ...]:
+        """Context keys a scrubber must be able to receive to judge this stream fairly.
+
+        A key is required when its value changes the expected output: a pre-filled
+        open, the inline-answer signal (and then the finish reason, which decides
+        recovery), and any enabled feature.
+        """
+        keys = []
+        if self.starts_in_reasoning:
+            keys.append("starts_in_reasoning")
+        if self.inline_answer:
+            keys.append("inline_answer")
+            keys.append("finish_reason")
+        if self.features:
+            keys.append("features")
+        return tuple(keys)
+
+    def as_kwargs(self) -> dict[str, object]:
+        return {
+            "starts_in_reasoning": self.starts_in_reasoning,
+            "inline_answer": self.inline_answer,
+            "finish_reason": self.finish_reason,
+            "features": tuple(self.features),
+        }
+
+    def for_rescrub(self) -> Context:
+        """The context of R-IDEM-1: defaults, same vocabulary."""
+        return Context(features=self.features)
+
+    def truncated(self) -> Context:
+        """The context of a stream cut short (R-TRUNC-1)."""
+        return Context(
+            starts_in_reasoning=self.starts_in_reasoning,
+            inline_answer=self.inline_answer,
+            finish_reason="length",
+            features=self.features,
+        )
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One corpus entry: a recorded stream and what must (not) come out of it."""
+
+    id: str
+    area: str
+    rules: tuple[str, ...]
+    description: str
+    deltas: tuple[str, ...]
+    reasoning: tuple[str, ...]
+    context: Context = field(default_factory=Context)
+    visible: str | None = None
+    acceptable: tuple[str, ...] | None = None
+    source: str | None = None
+    labels: tuple[str, ...] = ()
+    file: str = "<memory>"
+    line: int = 0
+
+    @property
+    def text(self) -> str:
+        return "".join(self.deltas)
+
+    @property
+    def expected_outputs(self) -> tuple[str, ...] | None:
+        """All outputs SPEC accepts, or None for an invariants-only scenario."""
+        if self.visible is not None:
+            return (self.visible,)
+        return self.acceptable
+
+    @property
+    def location(self) -> str:
+        return f"{self.file}:{self.line} [{self.id}]"

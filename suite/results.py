@@ -1,0 +1,123 @@
+"""Results of a run: what the checks found, in a form every report writer reads.
+
+The JSON report is `RunResult.to_dict()`; `RunResult.from_dict()` reads it back
+(for `scrubcheck diff` and report regeneration), so the two must stay inverse.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from enum import Enum
+
+
+class Outcome(str, Enum):
+    PASS = "PASS"
+    FAIL = "FAIL"
+    ERROR = "ERROR"
+    TIMEOUT = "TIMEOUT"
+    UNSUPPORTED = "UNSUPPORTED"
+    SKIPPED = "SKIPPED"
+
+
+@dataclass
+class Failure:
+    """One violated check under one chunking, with everything needed to replay it."""
+
+    check: str  # expected | leak | tag | invariance | idempotence | truncation | type | reuse | holdback
+    rule: str  # SPEC rule id violated
+    level: str  # MUST or SHOULD
+    chunking: str  # e.g. recorded, whole, char, split@12, fixed-3, tags, random-4
+    deltas: list[str]
+    detail: str
+    expected: str | None = None
+    got: str | None = None
+    step: int | None = None  # index of the feed() after which it showed (None: at flush)
+    replay: str = ""
+
+
+@dataclass
+class Holdback:
+    """Streaming behaviour measured on the one-character chunking (R-STREAM-1)."""
+
+    mode: str  # "stream" or "batch"
+    max_held: int = 0  # most answer characters fed but not yet emitted at any step
+    max_lag_vs_reference: int = 0  # most characters behind the reference at any step
+
+
+@dataclass
+class ScenarioResult:
+    scenario_id: str
+    area: str
+    rules: list[str]
+    file: str
+    line: int
+    description: str
+    outcome: Outcome
+    failures: list[Failure] = field(default_factory=list)
+    reason: str | None = None  # ERROR / TIMEOUT / UNSUPPORTED / SKIPPED explanation
+    chunkings_run: int = 0
+    checks_run: int = 0
+    holdback: Holdback | None = None
+    duration_s: float = 0.0
+
+    @property
+    def worst_level(self) -> str | None:
+        """MUST if any MUST check failed, else SHOULD if any failed, else None."""
+        levels = {f.level for f in self.failures}
+        if "MUST" in levels:
+            return "MUST"
+        return "SHOULD" if levels else None
+
+    def fails_at(self, level: str) -> bool:
+        """Whether this result breaks the run at `level` ('must' or 'should')."""
+        if self.outcome in (Outcome.ERROR, Outcome.TIMEOUT):
+            return True
+        if self.outcome is not Outcome.FAIL:
+            return False
+        return level.lower() == "should" or self.worst_level == "MUST"
+
+
+@dataclass
+class RunResult:
+    scrubber: str
+    scrubber_kind: str
+    supported_features: list[str]
+    accepted_context: list[str]
+    spec_version: str
+    scrubcheck_version: str
+    started_at: str
+    duration_s: float
+    settings: dict
+    results: list[ScenarioResult] = field(default_factory=list)
+    corpus_errors: list[str] = field(default_factory=list)
+
+    def counts(self) -> Counter:
+        return Counter(r.outcome.value for r in self.results)
+
+    def exit_code(self, level: str = "must") -> int:
+        if self.corpus_errors:
+            return 2
+        return 1 if any(r.fails_at(level) for r in self.results) else 0
+
+    def to_dict(self) -> dict:
+        data = asdict(self)
+        for result in data["results"]:
+            result["outcome"] = result["outcome"].value if isinstance(
+                result["outcome"], Outcome) else result["outcome"]
+        data["counts"] = dict(self.counts())
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict) -> RunResult:
+        data = dict(data)
+        data.pop("counts", None)
+        results = []
+        for raw in data.pop("results", []):
+            raw = dict(raw)
+            raw["outcome"] = Outcome(raw["outcome"])
+            raw["failures"] = [Failure(**f) for f in raw.get("failures", [])]
+            if raw.get("holdback") is not None:
+                raw["holdback"] = Holdback(**raw["holdback"])
+            results.append(ScenarioResult(**raw))
+        return cls(results=results, **data)

@@ -1,0 +1,65 @@
+"""The rule table of SPEC.md in machine form; tests keep it in step with the document."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+SPEC_VERSION = "1.0.0"
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    level: str  # "MUST" or "SHOULD"
+    title: str
+
+    @property
+    def group(self) -> str:
+        """The rule family, e.g. 'CODE' for R-CODE-3: the matrix columns."""
+        return self.id.split("-")[1]
+
+
+RULES: dict[str, Rule] = {
+    r.id: r
+    for r in (
+        Rule("R-VOCAB-1", "MUST", "default family tags, exact, ASCII case-insensitive"),
+        Rule("R-VOCAB-2", "MUST", "lookalikes and unknown vocabularies are literal"),
+        Rule("R-VOCAB-3", "MUST", "enabled features behave like family tags"),
+        Rule("R-VOCAB-4", "SHOULD", "features not enabled are literal"),
+        Rule("R-BLOCK-1", "MUST", "an open tag starts a block that is removed whole"),
+        Rule("R-BLOCK-2", "MUST", "a block ends at the first same-name close; no nesting"),
+        Rule("R-BLOCK-3", "MUST", "several, empty and mid-line blocks"),
+        Rule("R-BLOCK-4", "MUST", "other-name or unknown closes do not end a block"),
+        Rule("R-CODE-1", "MUST", "tags in inline code spans are literal"),
+        Rule("R-CODE-2", "MUST", "tags in fenced code blocks are literal"),
+        Rule("R-CODE-3", "MUST", "unmatched or unequal backticks guard nothing"),
+        Rule("R-CODE-4", "MUST", "indented code and HTML are not guards"),
+        Rule("R-CODE-5", "MUST", "a close inside inline code within a block does not end it"),
+        Rule("R-UNCLOSED-1", "MUST", "an unclosed block is discarded (strict)"),
+        Rule("R-UNCLOSED-2", "MUST", "inline-answer recovery only with the signal and stop"),
+        Rule("R-UNCLOSED-3", "MUST", "no recovery for length or without the signal"),
+        Rule("R-UNCLOSED-4", "MUST", "a partial tag at end of stream is answer text"),
+        Rule("R-ORPHAN-1", "MUST", "an orphan close is removed, text before stays"),
+        Rule("R-ORPHAN-2", "MUST", "pre-filled open: text before the first close is reasoning"),
+        Rule("R-TAG-1", "MUST", "no tag outside code in the output, spliced tags included"),
+        Rule("R-CTX-1", "MUST", "context reaches the scrubber or the stream is unsupported"),
+        Rule("R-LEAK-1", "MUST", "no reasoning in the output at any point"),
+        Rule("R-IDEM-1", "MUST", "scrubbing the output again changes nothing"),
+        Rule("R-CHUNK-1", "MUST", "output independent of delta boundaries"),
+        Rule("R-TRUNC-1", "MUST", "a stream cut anywhere leaks nothing"),
+        Rule("R-FID-1", "MUST", "answer text comes out exactly"),
+        Rule("R-WS-1", "MUST", "whitespace may differ only around removed pieces"),
+        Rule("R-REUSE-1", "MUST", "a flushed scrubber starts the next stream clean"),
+        Rule("R-STREAM-1", "SHOULD", "hold back only what is needed to decide"),
+        Rule("R-STREAM-2", "SHOULD", "decided text is emitted without delay"),
+        Rule("R-ROBUST-1", "MUST", "any input returns str and never raises"),
+        Rule("R-ROBUST-2", "MUST", "time linear in the stream length"),
+    )
+}
+
+
+def spec_path() -> Path | None:
+    """SPEC.md in a source checkout (None when only the installed package exists)."""
+    candidate = Path(__file__).resolve().parent.parent / "SPEC.md"
+    return candidate if candidate.exists() else None
