@@ -34,6 +34,7 @@ class Failure:
     got: str | None = None
     step: int | None = None  # index of the feed() after which it showed (None: at flush)
     replay: str = ""
+    similar: int = 0  # further chunkings that failed the same check and rule (not listed)
 
 
 @dataclass
@@ -60,6 +61,9 @@ class ScenarioResult:
     checks_run: int = 0
     holdback: Holdback | None = None
     duration_s: float = 0.0
+    capped: dict[str, int] = field(default_factory=dict)  # family -> variants not run (long input)
+    notes: list[str] = field(default_factory=list)  # how checks were adapted (never silent)
+    metrics: dict[str, float] = field(default_factory=dict)  # measurements, e.g. time ratios
 
     @property
     def worst_level(self) -> str | None:
@@ -91,6 +95,7 @@ class RunResult:
     settings: dict
     results: list[ScenarioResult] = field(default_factory=list)
     corpus_errors: list[str] = field(default_factory=list)
+    scrubber_checks: list[ScenarioResult] = field(default_factory=list)  # once per run (R-ROBUST-2)
 
     def counts(self) -> Counter:
         return Counter(r.outcome.value for r in self.results)
@@ -98,11 +103,12 @@ class RunResult:
     def exit_code(self, level: str = "must") -> int:
         if self.corpus_errors:
             return 2
-        return 1 if any(r.fails_at(level) for r in self.results) else 0
+        checked = [*self.results, *self.scrubber_checks]
+        return 1 if any(r.fails_at(level) for r in checked) else 0
 
     def to_dict(self) -> dict:
         data = asdict(self)
-        for result in data["results"]:
+        for result in [*data["results"], *data["scrubber_checks"]]:
             result["outcome"] = result["outcome"].value if isinstance(
                 result["outcome"], Outcome) else result["outcome"]
         data["counts"] = dict(self.counts())
@@ -112,12 +118,15 @@ class RunResult:
     def from_dict(cls, data: dict) -> RunResult:
         data = dict(data)
         data.pop("counts", None)
-        results = []
-        for raw in data.pop("results", []):
-            raw = dict(raw)
-            raw["outcome"] = Outcome(raw["outcome"])
-            raw["failures"] = [Failure(**f) for f in raw.get("failures", [])]
-            if raw.get("holdback") is not None:
-                raw["holdback"] = Holdback(**raw["holdback"])
-            results.append(ScenarioResult(**raw))
-        return cls(results=results, **data)
+        results = [_result_from_dict(raw) for raw in data.pop("results", [])]
+        checks = [_result_from_dict(raw) for raw in data.pop("scrubber_checks", [])]
+        return cls(results=results, scrubber_checks=checks, **data)
+
+
+def _result_from_dict(raw: dict) -> ScenarioResult:
+    raw = dict(raw)
+    raw["outcome"] = Outcome(raw["outcome"])
+    raw["failures"] = [Failure(**f) for f in raw.get("failures", [])]
+    if raw.get("holdback") is not None:
+        raw["holdback"] = Holdback(**raw["holdback"])
+    return ScenarioResult(**raw)
