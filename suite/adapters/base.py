@@ -1,0 +1,71 @@
+"""The one shape the runner drives, whatever the scrubber's own shape is.
+
+An `Adapter` knows how to open a `Session` (one stream) with the context the
+scrubber can receive. Sessions return whatever the scrubber returned: the
+runner checks those values (R-ROBUST-1), it never trusts them.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Protocol
+
+from scrubcheck.adapters.context import unsupported_reason
+from scrubcheck.model import Context
+
+
+class Session(Protocol):
+    """One stream: `feed` each delta, then `flush` once. `reasoning` holds a splitter's
+    reasoning channel (empty for plain scrubbers)."""
+
+    reasoning: list[str]
+
+    def feed(self, delta: str) -> object: ...
+
+    def flush(self) -> object: ...
+
+
+class Adapter(ABC):
+    """A loaded scrubber: what it is, what context it accepts, how to open a stream."""
+
+    kind: str = "stream"
+    #: Each open() builds a new scrubber object; the reuse check (R-REUSE-1) then
+    #: drives flush()-then-feed on that one object.
+    fresh_object_per_stream: bool = True
+
+    def __init__(
+        self,
+        spec: str,
+        name: str,
+        supported_features: frozenset[str],
+        accepted_context: frozenset[str],
+    ) -> None:
+        self.spec = spec
+        self.name = name
+        self.supported_features = supported_features
+        self.accepted_context = accepted_context
+
+    @property
+    def streams(self) -> bool:
+        """Whether feed() can emit text (False: everything comes at flush, hold-back "batch")."""
+        return self.kind == "stream"
+
+    def unsupported_reason(self, context: Context) -> str | None:
+        """Why this scrubber cannot be given `context` fairly, or None (R-CTX-1)."""
+        return unsupported_reason(
+            context.required_keys(),
+            context.features,
+            self.accepted_context,
+            self.supported_features,
+        )
+
+    def context_kwargs(self, context: Context, accepted: frozenset[str]) -> dict[str, object]:
+        """The context keyword arguments a callable accepting `accepted` gets."""
+        return {k: v for k, v in context.as_kwargs().items() if k in accepted}
+
+    @abstractmethod
+    def open(self, context: Context) -> Session:
+        """Start one stream with `context`."""
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.spec!r} kind={self.kind}>"
