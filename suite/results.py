@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import asdict, dataclass, field
-from enum import Enum
+from enum import StrEnum
 
 
-class Outcome(str, Enum):
+class Outcome(StrEnum):
     PASS = "PASS"
     FAIL = "FAIL"
     ERROR = "ERROR"
@@ -24,7 +24,8 @@ class Outcome(str, Enum):
 class Failure:
     """One violated check under one chunking, with everything needed to replay it."""
 
-    check: str  # expected | leak | tag | invariance | idempotence | truncation | type | reuse | holdback
+    # expected | leak | tag | invariance | idempotence | truncation | type | reuse | holdback
+    check: str
     rule: str  # SPEC rule id violated
     level: str  # MUST or SHOULD
     chunking: str  # e.g. recorded, whole, char, split@12, fixed-3, tags, random-4

@@ -1,0 +1,486 @@
+"""The reference streaming scrubber: SPEC.md made executable.
+
+Design, in one paragraph: the input is scanned once, left to right, in one of
+three modes (answer text, fenced code, block). Ordinary characters are skipped
+in bulk with one regex search; only tag start characters, backticks and line
+feeds are looked at one by one. A partial tag is held on a small stack so that
+text joined around a removed piece is still recognised as a tag (R-TAG-1). A
+tag that stands after a still-open backtick run cannot be judged until the
+rest of its line is known (R-CODE-1/3/5); only then is the line held back, and
+it is resolved in one pass. Every character is therefore scanned a bounded
+number of times, which keeps the scrubber linear (R-ROBUST-2).
+"""
+
+from __future__ import annotations
+
+from scrubcheck.vocabulary import FEATURES, Tag
+
+from .spans import BACKTICK_RUN, LineIndex, RunState, guarded_until
+from .tables import MatchTable, tables_for
+
+OUT, FENCE, BLOCK = "out", "fence", "block"
+
+
+class ReferenceScrubber:
+    """Streaming scrubber: `feed(delta) -> str`, `flush() -> str`, reusable after flush."""
+
+    supported_features = frozenset(FEATURES)
+
+    def __init__(
+        self,
+        *,
+        starts_in_reasoning: bool = False,
+        inline_answer: bool = False,
+        finish_reason: str | None = "stop",
+        features: tuple[str, ...] | list[str] | frozenset[str] = (),
+    ) -> None:
+        self._starts_in_reasoning = bool(starts_in_reasoning)
+        self._inline_answer = bool(inline_answer)
+        self._finish_reason = finish_reason
+        self._tables = tables_for(frozenset(features))
+        self.last_cuts: list[int] = []
+        self._reset()
+
+    # ------------------------------------------------------------------ API
+    def feed(self, delta: str) -> str:
+        self._process(delta, eof=False)
+        return self._take()
+
+    def flush(self, finish_reason: str | None = None) -> str:
+        reason = self._finish_reason if finish_reason is None else finish_reason
+        self._process("", eof=True)
+        self._end_of_stream(reason, allow_recovery=True)
+        out = self._take()
+        self.last_cuts = self._cuts
+        self._reset()
+        return out
+
+    def reset(self) -> None:
+        """Drop the current stream without output (for callers that abandon a stream)."""
+        self._reset()
+
+    # ---------------------------------------------------------------- state
+    def _reset(self) -> None:
+        self._out: list[str] = []
+        self._emitted = 0
+        self._cuts: list[int] = []
+        self._mode = OUT
+        self._deferred: list[str] | None = None
+        self._deferred_tag: tuple[str, Tag] | None = None
+        self._deferred_in_block = False
+        # answer text
+        self._stack: list[str] = []
+        self._col = 0  # leading spaces on the visible line, -1 once anything else shows
+        self._tilde = 0
+        self._run = 0
+        self._run_at_line_start = False
+        self._runs = RunState()
+        self._fence_candidate = False
+        # fenced code
+        self._fence: tuple[str, int] | None = None
+        self._fence_line = "lead"
+        self._fence_lead = 0
+        self._fence_run = 0
+        # block
+        self._closes: MatchTable | None = None
+        self._partial = ""
+        self._block_run = 0
+        self._block_runs = RunState()
+        self._block_line: list[str] | None = None
+        self._block_has_newline = False
+        if self._starts_in_reasoning:
+            self._enter_block(self._tables.any_close)
+
+    def _take(self) -> str:
+        out = "".join(self._out)
+        self._out = []
+        return out
+
+    def _emit(self, text: str) -> None:
+        if text:
+            self._out.append(text)
+            self._emitted += len(text)
+            if self._col >= 0 and text.strip(" "):
+                self._col = -1
+
+    def _emit_raw(self, text: str) -> None:
+        self._out.append(text)
+        self._emitted += len(text)
+
+    def _cut(self) -> None:
+        self._cuts.append(self._emitted + sum(len(p) for p in self._stack))
+
+    # ------------------------------------------------------------- driving
+    def _process(self, text: str, eof: bool) -> None:
+        # Work items are (text, position, index); an index means the text runs to the
+        # end of the current line, so a held tag in it can be judged at once.
+        work: list[tuple[str, int, LineIndex | None]] = [(text, 0, None)]
+        while work:
+            segment, i, index = work.pop()
+            n = len(segment)
+            while True:
+                if self._deferred is not None:
+                    if index is not None:
+                        i = self._resolve(segment, i, index)
+                        continue
+                    j = segment.find("\n", i)
+                    if j < 0:
+                        self._deferred.append(segment[i:])
+                        break
+                    self._deferred.append(segment[i : j + 1])
+                    work.append((segment, j + 1, None))
+                    work.append(self._held_line())
+                    break
+                if i >= n:
+                    break
+                if self._mode == OUT:
+                    i = self._scan_out(segment, i, n)
+                elif self._mode == FENCE:
+                    i = self._scan_fence(segment, i, n)
+                else:
+                    i = self._scan_block(segment, i, n)
+            if eof and not work and self._deferred is not None:
+                work.append(self._held_line())
+
+    def _held_line(self) -> tuple[str, int, LineIndex]:
+        """The held tag and the rest of its line, as one indexed work item."""
+        assert self._deferred is not None and self._deferred_tag is not None
+        line = "".join(self._deferred)
+        self._deferred = []
+        return line, len(self._deferred_tag[0]), LineIndex(line)
+
+    def _resolve(self, line: str, offset: int, index: LineIndex) -> int:
+        """Judge the held tag that ends at `offset`; return where to go on scanning."""
+        assert self._deferred_tag is not None
+        raw, tag = self._deferred_tag
+        self._deferred = None
+        self._deferred_tag = None
+        if self._deferred_in_block:
+            end = guarded_until(self._block_runs, index, offset)
+            if end is None:
+                self._leave_block()
+                return offset
+            self._keep(line[offset:end])
+            self._block_runs.reset()
+            return end
+        if self._fence_candidate and not index.has_run_from(offset):
+            # The line opened with a backtick fence and holds no other backtick: the
+            # tag is in the fence's info string, and the fence starts on the next line.
+            self._emit_dead_stack()
+            self._emit(raw + line[offset:])
+            length = self._runs.open_run
+            self._runs.reset()
+            self._fence_candidate = False
+            if line.endswith("\n"):
+                self._open_fence("`", length, opener_line=False)
+            return len(line)
+        end = guarded_until(self._runs, index, offset)
+        if end is None:
+            self._real_tag(raw, tag)
+            return offset
+        self._emit_dead_stack()
+        self._emit(raw + line[offset:end])
+        self._runs.reset()
+        self._fence_candidate = False
+        return end
+
+    # --------------------------------------------------------- answer text
+    def _scan_out(self, s: str, i: int, n: int) -> int:
+        table = self._tables.outside
+        while i < n:
+            if self._deferred is not None or self._mode != OUT:
+                return i
+            c = s[i]
+            if self._run:
+                if c == "`":
+                    j = BACKTICK_RUN.match(s, i).end()
+                    self._emit_raw(s[i:j])
+                    self._run += j - i
+                    i = j
+                    continue
+                self._end_run()
+            if self._stack:
+                if c == "`" or c == "\n":
+                    self._emit_dead_stack()
+                else:
+                    self._stack_char(c)
+                    i += 1
+                continue
+            if self._tilde:
+                if c == "~":
+                    self._tilde += 1
+                    self._emit_raw(c)
+                    i += 1
+                    continue
+                count, self._tilde, self._col = self._tilde, 0, -1
+                if count >= 3:
+                    if c == "\n":
+                        self._emit_raw(c)
+                        i += 1
+                        self._open_fence("~", count, opener_line=False)
+                    else:
+                        self._open_fence("~", count, opener_line=True)
+                    return i
+            elif self._col >= 0:
+                if c == " ":
+                    self._col = self._col + 1 if self._col < 3 else -1
+                    self._emit_raw(c)
+                    i += 1
+                    continue
+                if c == "~":
+                    self._tilde = 1
+                    self._emit_raw(c)
+                    i += 1
+                    continue
+                if c != "`" and c != "\n" and c not in table.start_chars:
+                    self._col = -1
+            match = table.special.search(s, i)
+            j = match.start() if match else n
+            if j > i:
+                self._emit(s[i:j])
+                i = j
+                continue
+            if c == "\n":
+                self._newline()
+                i += 1
+            elif c == "`":
+                self._run_at_line_start = self._col >= 0
+                j = BACKTICK_RUN.match(s, i).end()
+                self._emit_raw(s[i:j])
+                self._run = j - i
+                i = j
+            else:
+                self._stack_char(c)
+                i += 1
+        return i
+
+    def _end_run(self) -> None:
+        run, self._run = self._run, 0
+        at_start, self._run_at_line_start = self._run_at_line_start, False
+        self._col = -1
+        if at_start and run >= 3 and not self._runs.open_run:
+            self._runs.open_run = run
+            self._fence_candidate = True
+            return
+        self._fence_candidate = False
+        self._runs.add(run)
+
+    def _newline(self) -> None:
+        fence_length = self._runs.open_run if self._fence_candidate else 0
+        self._emit_raw("\n")
+        self._runs.reset()
+        self._fence_candidate = False
+        self._col = 0
+        if fence_length:
+            self._open_fence("`", fence_length, opener_line=False)
+
+    def _stack_char(self, c: str) -> None:
+        table = self._tables.outside
+        if self._stack:
+            candidate = self._stack[-1] + c
+            kind = table.classify(candidate)
+            if isinstance(kind, Tag):
+                self._stack.pop()
+                self._tag(candidate, kind)
+                return
+            if kind:
+                self._stack[-1] = candidate
+                return
+        if c in table.start_chars:
+            kind = table.classify(c)
+            if isinstance(kind, Tag):
+                self._tag(c, kind)
+                return
+            if kind:
+                self._stack.append(c)
+                return
+        text = "".join(self._stack) + c
+        self._stack.clear()
+        for idx in range(max(0, len(text) - self._tables.max_tag_len), len(text)):
+            if text[idx] in table.start_chars:
+                kind = table.classify(text[idx:])
+                if isinstance(kind, Tag):
+                    self._emit(text[:idx])
+                    self._tag(text[idx:], kind)
+                    return
+                if kind:
+                    self._emit(text[:idx])
+                    self._stack.append(text[idx:])
+                    return
+        self._emit(text)
+
+    def _emit_dead_stack(self) -> None:
+        if self._stack:
+            text = "".join(self._stack)
+            self._stack.clear()
+            self._emit(text)
+
+    def _tag(self, raw: str, tag: Tag) -> None:
+        if self._runs.open_run:
+            self._deferred = [raw]
+            self._deferred_tag = (raw, tag)
+            self._deferred_in_block = False
+            return
+        self._real_tag(raw, tag)
+
+    def _real_tag(self, raw: str, tag: Tag) -> None:
+        self._cut()
+        if tag.kind == "open":
+            self._enter_block(self._tables.closes_by_name[tag.name])
+
+    # ---------------------------------------------------------- fenced code
+    def _open_fence(self, char: str, length: int, opener_line: bool) -> None:
+        self._mode = FENCE
+        self._fence = (char, length)
+        self._fence_line = "no" if opener_line else "lead"
+        self._fence_lead = 0
+        self._fence_run = 0
+        self._runs.reset()
+        self._fence_candidate = False
+
+    def _scan_fence(self, s: str, i: int, n: int) -> int:
+        assert self._fence is not None
+        char, length = self._fence
+        while i < n:
+            if self._fence_line == "no":
+                j = s.find("\n", i)
+                if j < 0:
+                    self._emit_raw(s[i:])
+                    return n
+                self._emit_raw(s[i:j])
+                i = j
+            c = s[i]
+            i += 1
+            self._emit_raw(c)
+            if c == "\n":
+                closes = self._fence_line in ("run", "trail") and self._fence_run >= length
+                self._fence_line, self._fence_lead, self._fence_run = "lead", 0, 0
+                if closes:
+                    self._mode = OUT
+                    self._fence = None
+                    self._col = 0
+                    return i
+            elif self._fence_line == "lead":
+                if c == " " and self._fence_lead < 3:
+                    self._fence_lead += 1
+                elif c == char:
+                    self._fence_line, self._fence_run = "run", 1
+                else:
+                    self._fence_line = "no"
+            elif self._fence_line == "run":
+                if c == char:
+                    self._fence_run += 1
+                else:
+                    self._fence_line = "trail" if c in " \t" else "no"
+            elif c not in " \t":
+                self._fence_line = "no"
+        return i
+
+    # ---------------------------------------------------------------- block
+    def _enter_block(self, closes: MatchTable) -> None:
+        self._mode = BLOCK
+        self._closes = closes
+        self._partial = ""
+        self._block_run = 0
+        self._block_runs.reset()
+        self._block_line = [] if self._inline_answer else None
+        self._block_has_newline = False
+
+    def _leave_block(self) -> None:
+        self._mode = OUT
+        self._closes = None
+        self._block_line = None
+
+    def _keep(self, text: str) -> None:
+        if self._block_line is not None and text:
+            self._block_line.append(text)
+
+    def _scan_block(self, s: str, i: int, n: int) -> int:
+        table = self._closes
+        assert table is not None
+        while i < n:
+            if self._deferred is not None or self._mode != BLOCK:
+                return i
+            c = s[i]
+            if self._block_run:
+                if c == "`":
+                    j = BACKTICK_RUN.match(s, i).end()
+                    self._keep(s[i:j])
+                    self._block_run += j - i
+                    i = j
+                    continue
+                self._block_runs.add(self._block_run)
+                self._block_run = 0
+            if self._partial and c != "`" and c != "\n":
+                candidate = self._partial + c
+                self._keep(c)
+                i += 1
+                kind = table.classify(candidate)
+                if isinstance(kind, Tag):
+                    self._partial = ""
+                    self._close(candidate, kind)
+                elif kind:
+                    self._partial = candidate
+                else:
+                    self._partial = c if table.classify(c) else ""
+                continue
+            self._partial = ""
+            match = table.special.search(s, i)
+            j = match.start() if match else n
+            if j > i:
+                self._keep(s[i:j])
+                i = j
+                continue
+            if c == "\n":
+                self._block_runs.reset()
+                self._block_has_newline = True
+                if self._block_line is not None:
+                    self._block_line = []
+                i += 1
+            elif c == "`":
+                j = BACKTICK_RUN.match(s, i).end()
+                self._keep(s[i:j])
+                self._block_run = j - i
+                i = j
+            else:
+                self._keep(c)
+                i += 1
+                kind = table.classify(c)
+                if isinstance(kind, Tag):
+                    self._close(c, kind)
+                elif kind:
+                    self._partial = c
+        return i
+
+    def _close(self, raw: str, tag: Tag) -> None:
+        if self._block_runs.open_run:
+            self._deferred = [raw]
+            self._deferred_tag = (raw, tag)
+            self._deferred_in_block = True
+            return
+        self._leave_block()
+
+    # --------------------------------------------------------- end of stream
+    def _end_of_stream(self, finish_reason: str | None, allow_recovery: bool) -> None:
+        if self._mode == BLOCK:
+            if self._block_run:
+                self._block_runs.add(self._block_run)
+                self._block_run = 0
+            recovered = None
+            if (
+                allow_recovery
+                and self._inline_answer
+                and finish_reason == "stop"
+                and self._block_has_newline
+                and self._block_line is not None
+            ):
+                recovered = "".join(self._block_line)
+            self._leave_block()
+            if recovered:
+                self._process(recovered, eof=True)
+                self._end_of_stream(finish_reason, allow_recovery=False)
+                return
+        if self._mode == OUT:
+            if self._run:
+                self._end_run()
+            self._emit_dead_stack()

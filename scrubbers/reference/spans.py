@@ -1,0 +1,84 @@
+"""Inline code span pairing (SPEC R-CODE-1, R-CODE-3, R-CODE-5).
+
+Backtick runs on one line pair left to right: a run of N closes at the next run
+of exactly N; a run with no such partner is literal and pairing resumes at the
+next run. The scanner only needs this when a tag stands after a run that is
+still open, and then it has the rest of the line in hand.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass, field
+
+BACKTICK_RUN = re.compile("`+")
+
+
+@dataclass
+class RunState:
+    """Online pairing state of one line: the open run and the runs seen after it."""
+
+    open_run: int = 0
+    pending: list[int] = field(default_factory=list)
+
+    def add(self, length: int) -> None:
+        if not self.open_run:
+            self.open_run = length
+        elif length == self.open_run:
+            self.open_run = 0
+            self.pending.clear()
+        else:
+            self.pending.append(length)
+
+    def reset(self) -> None:
+        self.open_run = 0
+        self.pending.clear()
+
+
+class LineIndex:
+    """The backtick runs of the rest of one line, indexed once so that every tag on
+    that line is judged by lookup instead of a rescan (R-ROBUST-2)."""
+
+    def __init__(self, line: str) -> None:
+        self.starts: list[int] = []
+        self.by_length: dict[int, list[int]] = {}
+        for m in BACKTICK_RUN.finditer(line):
+            self.starts.append(m.start())
+            self.by_length.setdefault(m.end() - m.start(), []).append(m.start())
+
+    def has_run_from(self, offset: int) -> bool:
+        return bisect_left(self.starts, offset) < len(self.starts)
+
+    def run_end_from(self, length: int, offset: int) -> int | None:
+        """End of the first run of exactly `length` backticks starting at or after `offset`."""
+        starts = self.by_length.get(length)
+        if not starts:
+            return None
+        k = bisect_left(starts, offset)
+        return starts[k] + length if k < len(starts) else None
+
+
+def guarded_until(state: RunState, index: LineIndex, offset: int) -> int | None:
+    """Whether `offset` of an indexed line lies inside a code span.
+
+    `state` holds the runs before that position on the same line. Returns the
+    offset just after the closing run of the enclosing span, or None when the
+    position is not inside any span.
+    """
+    before = [state.open_run, *state.pending] if state.open_run else list(state.pending)
+    positions: dict[int, list[int]] = {}
+    for i, length in enumerate(before):
+        positions.setdefault(length, []).append(i)
+    i = 0
+    while i < len(before):
+        same = positions[before[i]]
+        k = bisect_right(same, i)
+        if k < len(same):
+            i = same[k] + 1
+            continue
+        end = index.run_end_from(before[i], offset)
+        if end is not None:
+            return end
+        i += 1
+    return None

@@ -1,0 +1,61 @@
+"""Matching tables for one vocabulary, built once and shared by every scrubber instance.
+
+The scanner asks three questions at every interesting character: is this text a
+whole tag, is it the beginning of one, and where is the next character worth
+looking at. These tables answer each in O(1) or one regex search.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from scrubcheck.vocabulary import Tag, build_vocabulary, fold
+
+
+@dataclass(frozen=True)
+class MatchTable:
+    """Whole tags and their proper prefixes (ASCII-folded) for one set of tags."""
+
+    tags: dict[str, Tag]
+    prefixes: frozenset[str]
+    start_chars: frozenset[str]
+    special: re.Pattern[str]  # next start char, backtick or line feed
+
+    def classify(self, text: str) -> Tag | bool | None:
+        """The Tag if `text` is one, True if it is a proper prefix of one, else None."""
+        folded = fold(text)
+        tag = self.tags.get(folded)
+        if tag is not None:
+            return tag
+        return True if folded in self.prefixes else None
+
+
+def _table(tags: list[Tag]) -> MatchTable:
+    by_folded = {fold(t.text): t for t in tags}
+    prefixes = frozenset(k[:i] for k in by_folded for i in range(1, len(k)))
+    starts = frozenset(k[0] for k in by_folded) | frozenset(t.text[0] for t in tags)
+    special = re.compile("[" + re.escape("".join(sorted(starts))) + "`\n]")
+    return MatchTable(by_folded, prefixes, starts, special)
+
+
+@dataclass(frozen=True)
+class Tables:
+    """Everything one stream needs: the outside table and one close table per block name."""
+
+    outside: MatchTable
+    closes_by_name: dict[str, MatchTable]
+    any_close: MatchTable
+    max_tag_len: int
+
+
+@lru_cache(maxsize=64)
+def tables_for(features: frozenset[str]) -> Tables:
+    vocabulary = build_vocabulary(tuple(sorted(features)))
+    tags = vocabulary.tags
+    closes = [t for t in tags if t.kind == "close"]
+    by_name: dict[str, MatchTable] = {}
+    for tag in closes:
+        by_name[tag.name] = _table([t for t in closes if t.name == tag.name])
+    return Tables(_table(tags), by_name, _table(closes), vocabulary.max_len)
