@@ -1,0 +1,110 @@
+"""YAML reading that remembers where every mapping, key and list item stood.
+
+Corpus errors are only useful when they name the exact line, so the parsed
+mappings and lists carry their source lines alongside the data (instead of in
+extra keys that would trip the schema's `additionalProperties: false`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import yaml
+
+
+class LineDict(dict):
+    """A mapping that knows its own line, each key's line and any repeated keys."""
+
+    line: int = 0
+    key_lines: dict[object, int]
+    repeated_keys: list[tuple[object, int]]
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)
+        self.key_lines = {}
+        self.repeated_keys = []
+
+
+class LineList(list):
+    """A list that knows its own line and the line of each item."""
+
+    line: int = 0
+    item_lines: list[int]
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*args)
+        self.item_lines = []
+
+
+class YamlSyntaxError(Exception):
+    """The file is not YAML; `line` is 1-based (0 when PyYAML gave no position)."""
+
+    def __init__(self, message: str, line: int) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+
+
+class _LineLoader(yaml.SafeLoader):
+    """SafeLoader whose maps and sequences are LineDict / LineList."""
+
+
+def _construct_map(loader: _LineLoader, node: yaml.MappingNode):  # type: ignore[no-untyped-def]
+    data = LineDict()
+    data.line = node.start_mark.line + 1
+    yield data
+    loader.flatten_mapping(node)
+    for key_node, _value_node in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        line = key_node.start_mark.line + 1
+        try:
+            if key in data.key_lines:
+                data.repeated_keys.append((key, line))
+            else:
+                data.key_lines[key] = line
+        except TypeError:  # an unhashable key; construct_mapping reports it below
+            pass
+    data.update(loader.construct_mapping(node))
+
+
+def _construct_seq(loader: _LineLoader, node: yaml.SequenceNode):  # type: ignore[no-untyped-def]
+    data = LineList()
+    data.line = node.start_mark.line + 1
+    yield data
+    data.extend(loader.construct_sequence(node))
+    data.item_lines = [child.start_mark.line + 1 for child in node.value]
+
+
+_LineLoader.add_constructor("tag:yaml.org,2002:map", _construct_map)
+_LineLoader.add_constructor("tag:yaml.org,2002:seq", _construct_seq)
+
+
+def parse_yaml(text: str) -> object:
+    """Parse one YAML document with line tracking; raise YamlSyntaxError on bad input."""
+    try:
+        return yaml.load(text, Loader=_LineLoader)  # noqa: S506 - a SafeLoader subclass
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else 0
+        problem = exc.problem or exc.context or "invalid YAML"
+        context = f" ({exc.context})" if exc.context and exc.problem else ""
+        raise YamlSyntaxError(f"YAML syntax error: {problem}{context}", line) from exc
+    except yaml.YAMLError as exc:
+        raise YamlSyntaxError(f"YAML error: {exc}", 0) from exc
+
+
+def line_of(root: object, path: Sequence[object], default: int) -> int:
+    """The line of the deepest element of `path` inside `root` whose position is known."""
+    line = getattr(root, "line", 0) or default
+    node = root
+    for step in path:
+        if isinstance(node, LineDict) and step in node.key_lines:
+            line = node.key_lines[step]
+            node = node[step]
+        elif isinstance(node, LineList) and isinstance(step, int) and step < len(node):
+            if step < len(node.item_lines):
+                line = node.item_lines[step]
+            node = node[step]
+        else:
+            break
+    return line
