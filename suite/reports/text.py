@@ -1,0 +1,92 @@
+"""Making scenario text safe and unambiguous to show, in every report format.
+
+Scrubber bugs are very often whitespace bugs (a dropped line feed, two words
+glued together), and corpus text deliberately contains NUL, lone surrogates and
+other characters that break terminals, XML and UTF-8 files. Every writer goes
+through these helpers so that what a reader sees is exact and never crashes a
+writer.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+# One rendering of invisible characters for the whole project: the checks use it
+# in failure details, so expected/got in the reports use the same glyphs
+# (space ␠, line feed ⏎, tab →, carriage return ␍, others as escapes).
+from ..checks.render import visible as visible_whitespace
+
+__all__ = ["WHITESPACE_LEGEND", "delta_list", "display_width", "escape_char", "plural",
+           "shorten", "visible_whitespace", "xml_safe"]
+
+WHITESPACE_LEGEND = (
+    "Whitespace is visible: space ␠, line feed ⏎, tab →, carriage return ␍; other "
+    "invisible characters are escapes (\\x00, \\u2028, lone surrogates as \\udc80)."
+)
+
+
+def escape_char(char: str) -> str:
+    """`\\uXXXX` (or `\\U00XXXXXX`) for one character."""
+    code = ord(char)
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def _xml_char_ok(code: int) -> bool:
+    return (
+        code in (0x9, 0xA, 0xD)
+        or 0x20 <= code <= 0xD7FF
+        or 0xE000 <= code <= 0xFFFD
+        or 0x10000 <= code <= 0x10FFFF
+    )
+
+
+def xml_safe(text: str) -> str:
+    """Replace characters illegal in XML 1.0 (NUL, most C0 controls, lone
+    surrogates, U+FFFE/U+FFFF) by `\\uXXXX`; everything else is kept as is.
+
+    Also safe for HTML and for writing as UTF-8, which both reject the same
+    characters in practice.
+    """
+    if all(_xml_char_ok(ord(c)) for c in text):
+        return text
+    return "".join(c if _xml_char_ok(ord(c)) else escape_char(c) for c in text)
+
+
+def display_width(text: str) -> int:
+    """Terminal columns taken by `text`: wide East Asian characters count two,
+    combining marks none. Used to put a caret under a character."""
+    width = 0
+    for char in text:
+        if unicodedata.combining(char):
+            continue
+        width += 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+    return width
+
+
+def plural(n: int, word: str) -> str:
+    """`1 check`, `2 checks`."""
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def shorten(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` characters, with an ellipsis when cut."""
+    if len(text) <= limit:
+        return text
+    return text[: max(limit - 1, 0)] + "…"
+
+
+def delta_list(deltas: list[str], limit: int = 2000) -> str:
+    """The deltas as a Python list literal (exact, copy-pasteable), cut at
+    `limit` characters with a note saying how much was left out."""
+    shown = []
+    length = 2
+    for index, delta in enumerate(deltas):
+        item = xml_safe(repr(delta))
+        if length + len(item) > limit and shown:
+            rest = len(deltas) - index
+            chars = sum(len(d) for d in deltas[index:])
+            shown.append(f"... {rest} more deltas, {chars} characters")
+            break
+        shown.append(item)
+        length += len(item) + 2
+    return "[" + ", ".join(shown) + "]"
