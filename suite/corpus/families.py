@@ -60,7 +60,7 @@ def expand(entry: Mapping[str, object], area: str, file: str,
             visible=g.visible,
             acceptable=g.acceptable,
             source=entry.get("source"),
-            labels=(*labels, "generated", f"family:{name}", *g.labels),
+            labels=tuple(dict.fromkeys((*labels, "generated", f"family:{name}", *g.labels))),
             file=file,
             line=line,
         ))

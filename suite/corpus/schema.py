@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -95,18 +96,21 @@ def _explain(error: ValidationError, path: tuple[object, ...]) -> Iterator[Probl
     instance = error.instance
     schema = error.schema if isinstance(error.schema, dict) else {}
     if kind == "additionalProperties":
-        allowed = set(schema.get("properties", {}))
+        allowed = sorted(schema.get("properties", {}))
         for key in instance:
             if key not in allowed:
                 inside = f" in {where}" if path else ""
-                yield Problem((*path, key), f"unknown key {key!r}{inside}")
+                close = difflib.get_close_matches(str(key), allowed, n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                yield Problem((*path, key), f"unknown key {key!r}{inside}{hint}")
     elif kind == "required":
         for key in error.validator_value:
             if isinstance(instance, dict) and key not in instance:
                 inside = f" in {where}" if path else ""
                 yield Problem(path, f"missing key {key!r}{inside}")
     elif kind == "oneOf" and not path:
-        yield Problem(path, _expectation_message(instance))
+        if isinstance(instance, dict):  # a non-mapping already has its type error
+            yield Problem(path, _expectation_message(instance))
     elif kind == "type":
         yield Problem(path, _type_message(error, where, path))
     elif kind == "pattern":

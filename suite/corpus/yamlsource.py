@@ -87,7 +87,11 @@ def parse_yaml(text: str) -> object:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else 0
         problem = exc.problem or exc.context or "invalid YAML"
-        context = f" ({exc.context})" if exc.context and exc.problem else ""
+        context = ""
+        if exc.context and exc.problem:
+            started = exc.context_mark
+            at = f" started at line {started.line + 1}" if started and mark is not started else ""
+            context = f" ({exc.context}{at})"
         raise YamlSyntaxError(f"YAML syntax error: {problem}{context}", line) from exc
     except yaml.YAMLError as exc:
         raise YamlSyntaxError(f"YAML error: {exc}", 0) from exc
