@@ -1,0 +1,149 @@
+"""Loading: scenarios carry their exact location and data; selection filters; the default corpus."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from scrubcheck.corpus import CorpusError, default_corpus_dir, load_corpus, select
+from scrubcheck.corpus.yamlsource import YamlSyntaxError, line_of, parse_yaml
+from scrubcheck.model import Context
+
+GOOD = """\
+# two scenarios, the second with every optional key
+- id: plain-block
+  rules: [R-BLOCK-1]
+  description: A block before the answer.
+  deltas: ["<think>weigh it up</think>", "Fine."]
+  visible: "Fine."
+  reasoning: ["weigh it up"]
+
+- id: full-keys
+  rules: [R-UNCLOSED-2, R-CTX-1]
+  description: Every optional key set.
+  deltas: ["Hi\\n<think>\\nmull over the request\\nAnswer", " here"]
+  acceptable: ["Hi\\nAnswer here", "Hi\\n"]
+  reasoning: ["mull over the request"]
+  context:
+    starts_in_reasoning: false
+    inline_answer: true
+    finish_reason: null
+    features: [bracket, kimi]
+  source: "test data"
+  labels: [example, full]
+"""
+
+
+@pytest.fixture
+def good_file(tmp_path: Path) -> Path:
+    path = tmp_path / "sample-area.yaml"
+    path.write_text(GOOD, encoding="utf-8")
+    return path
+
+
+def test_scenarios_carry_area_file_line_and_fields(good_file: Path) -> None:
+    corpus = load_corpus([good_file])
+    assert corpus.errors == []
+    first, second = corpus.scenarios
+    assert (first.id, first.area, first.line) == ("plain-block", "sample-area", 2)
+    assert Path(first.file).resolve() == good_file.resolve()
+    assert first.deltas == ("<think>weigh it up</think>", "Fine.")
+    assert first.expected_outputs == ("Fine.",)
+    assert first.context == Context()
+    assert second.line == 9
+    assert second.acceptable == ("Hi\nAnswer here", "Hi\n")
+    assert second.visible is None
+    assert second.context == Context(inline_answer=True, finish_reason=None,
+                                     features=("bracket", "kimi"))
+    assert (second.source, second.labels) == ("test data", ("example", "full"))
+    assert second.location.endswith(":9 [full-keys]")
+
+
+def test_invariants_only_has_no_expected_output(tmp_path: Path) -> None:
+    path = tmp_path / "inv.yaml"
+    path.write_text('- {id: inv, rules: [R-ROBUST-1], description: d, deltas: ["\\u0000"], '
+                    "invariants_only: true, reasoning: []}\n", encoding="utf-8")
+    (scenario,) = load_corpus([path]).scenarios
+    assert scenario.expected_outputs is None
+    assert scenario.text == "\x00"
+
+
+def test_a_directory_loads_its_yaml_files_in_name_order(tmp_path: Path) -> None:
+    for name in ("b.yaml", "a.yaml"):
+        (tmp_path / name).write_text(
+            f'- {{id: s-{name[0]}, rules: [R-BLOCK-1], description: d, deltas: ["x"], '
+            'visible: "x", reasoning: []}\n', encoding="utf-8")
+    (tmp_path / "notes.txt").write_text("not a corpus file", encoding="utf-8")
+    corpus = load_corpus([tmp_path])
+    assert [s.id for s in corpus.scenarios] == ["s-a", "s-b"]
+    assert [s.area for s in corpus.scenarios] == ["a", "b"]
+    assert len(corpus.files) == 2
+
+
+def test_the_same_file_twice_is_loaded_once(good_file: Path) -> None:
+    corpus = load_corpus([good_file, good_file.parent])
+    assert corpus.errors == []
+    assert len(corpus.scenarios) == 2
+
+
+def test_missing_path_raises(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        load_corpus([tmp_path / "absent.yaml"])
+
+
+def test_empty_file_is_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "empty.yaml"
+    path.write_text("# nothing yet\n", encoding="utf-8")
+    (error,) = load_corpus([path]).errors
+    assert "not null" in error.message
+
+
+def test_non_utf8_file_is_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.yaml"
+    path.write_bytes(b"- id: caf\xe9\n")
+    (error,) = load_corpus([path]).errors
+    assert error.line == 1 and "UTF-8" in error.message
+
+
+def test_corpus_error_str_without_id() -> None:
+    assert str(CorpusError("a.yaml", 3, None, "boom")) == "a.yaml:3: boom"
+    assert str(CorpusError("a.yaml", 3, "x-1", "boom")) == "a.yaml:3 [x-1]: boom"
+
+
+def test_line_tracking_reaches_nested_keys_and_items() -> None:
+    data = parse_yaml("- a: 1\n  b:\n    - x\n    - y\n  c: {d: 2}\n")
+    item = data[0]
+    assert line_of(item, ("b", 1), 0) == 4
+    assert line_of(item, ("c", "d"), 0) == 5
+    assert line_of(item, ("missing",), 0) == 1
+
+
+def test_yaml_syntax_error_has_a_line() -> None:
+    with pytest.raises(YamlSyntaxError) as info:
+        parse_yaml("- a: [1, 2\n- b: 3\n")
+    assert info.value.line == 2
+
+
+def test_default_corpus_dir_holds_the_shipped_yaml() -> None:
+    directory = default_corpus_dir()
+    assert (directory / "generated.yaml").is_file()
+    assert (directory / "README.md").is_file()
+
+
+def test_shipped_corpus_loads_without_errors() -> None:
+    corpus = load_corpus(None)
+    assert [str(e) for e in corpus.errors] == []
+    assert len(corpus.scenarios) > 500
+    ids = [s.id for s in corpus.scenarios]
+    assert len(ids) == len(set(ids))
+
+
+def test_select_filters_combine(good_file: Path) -> None:
+    scenarios = load_corpus([good_file]).scenarios
+    assert [s.id for s in select(scenarios, rules=["R-CTX-*"])] == ["full-keys"]
+    assert [s.id for s in select(scenarios, ids=["plain-*"])] == ["plain-block"]
+    assert [s.id for s in select(scenarios, features=["kimi"])] == ["full-keys"]
+    assert select(scenarios, areas=["other"]) == []
+    assert len(select(scenarios, areas=["sample-area"])) == 2
+    assert select(scenarios, rules=["R-BLOCK-1"], features=["kimi"]) == []
+    assert len(select(scenarios)) == 2
