@@ -7,7 +7,6 @@ import xml.etree.ElementTree as ET
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
 from scrubcheck.checks import visible as checks_visible
 from scrubcheck.reports import visible_whitespace
 from scrubcheck.reports.diff import diff_view, first_difference

@@ -1,0 +1,255 @@
+"""What every report says, computed once: tables, ordering and reproductions.
+
+The writers differ only in presentation; keeping the numbers here means the
+Markdown, HTML and JUnit reports and the pytest plugin can never disagree.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+
+from ..results import Failure, Outcome, RunResult, ScenarioResult
+from ..spec import RULES
+from .text import plural
+
+OUTCOME_ORDER: tuple[Outcome, ...] = (
+    Outcome.PASS,
+    Outcome.FAIL,
+    Outcome.ERROR,
+    Outcome.TIMEOUT,
+    Outcome.UNSUPPORTED,
+    Outcome.SKIPPED,
+)
+# Checks whose failure means reasoning reached the user (SPEC R-LEAK-1, R-TRUNC-1).
+LEAK_CHECKS = frozenset({"leak", "truncation"})
+LEAK_RULES = frozenset({"R-LEAK-1", "R-TRUNC-1"})
+
+
+def is_leak(failure: Failure) -> bool:
+    """Whether this failure showed reasoning to the user: the worst kind."""
+    return failure.check in LEAK_CHECKS or failure.rule in LEAK_RULES
+
+
+def severity(failure: Failure) -> int:
+    """0 for a leak, 1 for another MUST failure, 2 for a SHOULD failure."""
+    if is_leak(failure):
+        return 0
+    return 1 if failure.level == "MUST" else 2
+
+
+SEVERITY_LABELS = ("leaks reasoning", "MUST", "SHOULD")
+
+
+def scenario_severity(result: ScenarioResult) -> int:
+    """The severity of the worst failure of a failing scenario (3 when none)."""
+    return min((severity(f) for f in result.failures), default=3)
+
+
+def outcome_counts(results: list[ScenarioResult]) -> dict[str, int]:
+    """Every outcome, zero included, in the canonical order."""
+    counts = Counter(r.outcome.value for r in results)
+    return {o.value: counts.get(o.value, 0) for o in OUTCOME_ORDER}
+
+
+@dataclass(frozen=True)
+class Totals:
+    scenarios: int
+    chunkings: int
+    checks: int
+    capped: int  # chunking variants not run because the input was long
+    scrubber_checks: int
+
+
+def totals(run: RunResult) -> Totals:
+    everything = checked(run)
+    return Totals(
+        scenarios=len(run.results),
+        chunkings=sum(r.chunkings_run for r in everything),
+        checks=sum(r.checks_run for r in everything),
+        capped=sum(capped_total(r) for r in everything),
+        scrubber_checks=len(run.scrubber_checks),
+    )
+
+
+def run_level(run: RunResult) -> str:
+    """The level the run was judged at ('must' unless the settings say otherwise)."""
+    return str(run.settings.get("level") or "must").lower()
+
+
+def verdict(run: RunResult) -> str:
+    """PASS, FAIL, or CORPUS ERROR: what the exit code of the run means."""
+    code = run.exit_code(run_level(run))
+    return {0: "PASS", 1: "FAIL"}.get(code, "CORPUS ERROR")
+
+
+@dataclass(frozen=True)
+class CountRow:
+    """Outcome counts for one area or rule."""
+
+    key: str
+    counts: dict[str, int]
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+
+def area_rows(run: RunResult) -> list[CountRow]:
+    """One row per area, in the order areas first appear in the run."""
+    by_area: dict[str, list[ScenarioResult]] = defaultdict(list)
+    for result in run.results:
+        by_area[result.area].append(result)
+    return [CountRow(area, outcome_counts(rs)) for area, rs in by_area.items()]
+
+
+@dataclass(frozen=True)
+class RuleRow:
+    rule: str
+    level: str
+    title: str
+    counts: dict[str, int]
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+
+def rule_rows(run: RunResult) -> list[RuleRow]:
+    """One row per SPEC rule (rules no scenario names included, with zeros),
+    counting the scenarios and scrubber checks that name the rule; unknown rule
+    ids come last."""
+    by_rule: dict[str, list[ScenarioResult]] = defaultdict(list)
+    for result in checked(run):
+        for rule in dict.fromkeys(result.rules):
+            by_rule[rule].append(result)
+    rows = [
+        RuleRow(rule.id, rule.level, rule.title, outcome_counts(by_rule.get(rule.id, [])))
+        for rule in RULES.values()
+    ]
+    rows += [
+        RuleRow(rule_id, "?", "(not in SPEC)", outcome_counts(results))
+        for rule_id, results in by_rule.items()
+        if rule_id not in RULES
+    ]
+    return rows
+
+
+@dataclass(frozen=True)
+class ViolationRow:
+    """Failures of one check against one rule, across the whole run."""
+
+    rule: str
+    check: str
+    level: str
+    leak: bool
+    scenarios: int  # scenarios with at least one such failure
+    chunkings: int  # failing chunkings recorded, summed over those scenarios
+
+
+def violation_rows(run: RunResult) -> list[ViolationRow]:
+    """Failures grouped by violated rule and check, leaks first, then MUST, then
+    SHOULD, then the most widespread."""
+    scenarios: dict[tuple[str, str, str], set[str]] = defaultdict(set)
+    chunkings: Counter = Counter()
+    leaks: dict[tuple[str, str, str], bool] = {}
+    for result in checked(run):
+        for failure in result.failures:
+            key = (failure.rule, failure.check, failure.level)
+            scenarios[key].add(result.scenario_id)
+            chunkings[key] += 1 + failure.similar
+            leaks[key] = is_leak(failure)
+    rows = [
+        ViolationRow(rule, check, level, leaks[(rule, check, level)],
+                     len(ids), chunkings[(rule, check, level)])
+        for (rule, check, level), ids in scenarios.items()
+    ]
+    return sorted(rows, key=lambda r: (
+        0 if r.leak else 1 if r.level == "MUST" else 2, -r.scenarios, -r.chunkings, r.rule,
+        r.check))
+
+
+def failing_scenarios(run: RunResult) -> list[ScenarioResult]:
+    """FAIL results ordered leaks first, then MUST, then SHOULD; run order otherwise."""
+    failing = [r for r in checked(run) if r.outcome is Outcome.FAIL]
+    return sorted(failing, key=scenario_severity)
+
+
+def broken_scenarios(run: RunResult) -> list[ScenarioResult]:
+    """ERROR and TIMEOUT results: the harness could not judge these."""
+    return [r for r in checked(run) if r.outcome in (Outcome.ERROR, Outcome.TIMEOUT)]
+
+
+def grouped_reasons(run: RunResult, outcome: Outcome) -> list[tuple[str, list[str]]]:
+    """(reason, scenario ids) for every result with `outcome`, commonest reason first."""
+    by_reason: dict[str, list[str]] = defaultdict(list)
+    for result in run.results:
+        if result.outcome is outcome:
+            by_reason[result.reason or "(no reason given)"].append(
+                f"{result.area}::{result.scenario_id}")
+    return sorted(by_reason.items(), key=lambda item: (-len(item[1]), item[0]))
+
+
+@dataclass(frozen=True)
+class Reproduction:
+    """The smallest recorded failure of one check against one rule in a scenario."""
+
+    failure: Failure  # the failing chunking with the fewest deltas
+    chunkings: tuple[str, ...]  # every failing chunking listed for this check and rule
+    similar: int = 0  # further failing chunkings the runner counted but did not list
+
+    @property
+    def label(self) -> str:
+        return f"{self.failure.check} · {self.failure.rule} ({self.failure.level})"
+
+    @property
+    def failing(self) -> int:
+        """Failing chunkings for this check and rule: listed plus counted."""
+        return len(self.chunkings) + self.similar
+
+
+def _smallness(failure: Failure) -> tuple[int, int, int]:
+    step = failure.step if failure.step is not None else len(failure.deltas)
+    return len(failure.deltas), sum(len(d) for d in failure.deltas), step
+
+
+def reproductions(result: ScenarioResult) -> list[Reproduction]:
+    """One reproduction per (rule, check) the scenario fails, worst first."""
+    groups: dict[tuple[str, str], list[Failure]] = defaultdict(list)
+    for failure in result.failures:
+        groups[(failure.rule, failure.check)].append(failure)
+    repros = [
+        Reproduction(min(failures, key=_smallness),
+                     tuple(dict.fromkeys(f.chunking for f in failures)),
+                     sum(f.similar for f in failures))
+        for failures in groups.values()
+    ]
+    return sorted(repros, key=lambda r: severity(r.failure))
+
+
+def capped_total(result: ScenarioResult) -> int:
+    """Chunking variants the runner did not run for this scenario (long input)."""
+    return sum(result.capped.values())
+
+
+def checked(run: RunResult) -> list[ScenarioResult]:
+    """Scenario results and the once-per-run scrubber checks (R-ROBUST-2)."""
+    return [*run.results, *run.scrubber_checks]
+
+
+def scenario_title(result: ScenarioResult) -> str:
+    return f"{result.area}::{result.scenario_id}"
+
+
+def scenario_headline(result: ScenarioResult) -> str:
+    """One line saying what is wrong with a scenario, for lists and messages."""
+    if result.outcome is not Outcome.FAIL:
+        return f"{result.outcome.value}: {result.reason or 'no reason given'}"
+    repros = reproductions(result)
+    if not repros:
+        return f"FAIL: {result.reason or 'no failure recorded'}"
+    worst = repros[0].failure
+    kind = "leaks reasoning" if is_leak(worst) else worst.level
+    checks = ", ".join(f"{r.failure.check} {r.failure.rule} in {plural(r.failing, 'chunking')}"
+                       for r in repros)
+    return f"FAIL ({kind}): {checks} (of {result.chunkings_run} run)"

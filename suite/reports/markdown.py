@@ -1,0 +1,197 @@
+"""report.md: the report an implementer reads top to bottom, or on a PR page.
+
+Order follows the questions a reader has: what ran and with what (header),
+did it pass (summary), where are the problems (area, rule and violation
+tables), and how do I reproduce each one (failing scenarios, worst first).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tabulate import tabulate
+
+from ..results import Outcome, RunResult, ScenarioResult
+from . import analysis as an
+from .mdtext import cell, code_span, fenced, prose
+from .scenario import (
+    holdback_text,
+    metrics_text,
+    replay_command,
+    repro_heading,
+    repro_lines,
+    result_notes,
+)
+from .text import WHITESPACE_LEGEND, plural, xml_safe
+
+OUTCOME_HEADERS = [o.value.lower() for o in an.OUTCOME_ORDER]
+
+
+def _table(headers: list[str], rows: list[list[object]], numeric_from: int | None = None) -> str:
+    """A GitHub table; columns from `numeric_from` on are counts, right-aligned."""
+    colalign = None
+    if numeric_from is not None:
+        colalign = ["left"] * numeric_from + ["right"] * (len(headers) - numeric_from)
+    return tabulate([[cell(c) for c in row] for row in rows], headers=headers,
+                    tablefmt="github", disable_numparse=True, colalign=colalign)
+
+
+def _counts(counts: dict[str, int]) -> list[str]:
+    """Outcome counts, problems in bold so they stand out in a column of zeros."""
+    return [f"**{n}**" if n and name in ("FAIL", "ERROR", "TIMEOUT") else str(n)
+            for name, n in counts.items()]
+
+
+
+def _list_or_none(items: list[str]) -> str:
+    return ", ".join(items) if items else "none"
+
+
+def header(run: RunResult) -> list[str]:
+    totals = an.totals(run)
+    settings = run.settings
+    rows = [
+        ["scrubber", code_span(run.scrubber)],
+        ["kind", run.scrubber_kind],
+        ["supported features", _list_or_none(run.supported_features)],
+        ["accepted context", _list_or_none(run.accepted_context)],
+        ["scrubcheck", f"{run.scrubcheck_version} (SPEC {run.spec_version})"],
+        ["seed", str(settings.get("seed", "not recorded"))],
+        ["level", an.run_level(run).upper()],
+        ["started", run.started_at],
+        ["duration", f"{run.duration_s:.2f} s"],
+        ["ran", f"{plural(totals.scenarios, 'scenario')}, "
+                f"{plural(totals.scrubber_checks, 'scrubber-wide check')}, "
+                f"{plural(totals.chunkings, 'chunking')}, {plural(totals.checks, 'check')}"],
+        ["capped", f"{totals.capped} chunking variants not run (long inputs)"
+                   if totals.capped else "nothing: every chunking ran"],
+    ]
+    return [f"# scrubcheck report: {code_span(run.scrubber)}", "",
+            _table(["", ""], rows)]
+
+
+def summary_line(run: RunResult) -> str:
+    """`**FAIL** at level MUST (exit 1): 40 PASS · 3 FAIL · ...`, every outcome shown."""
+    counts = an.outcome_counts(run.results)
+    parts = " · ".join(f"{n} {name}" for name, n in counts.items())
+    level = an.run_level(run).upper()
+    return (f"**{an.verdict(run)}** at level {level} "
+            f"(exit code {run.exit_code(an.run_level(run))}): {parts}")
+
+
+def summary(run: RunResult) -> list[str]:
+    lines = ["## Summary", "", summary_line(run)]
+    if run.scrubber_checks:
+        counts = an.outcome_counts(run.scrubber_checks)
+        lines += ["", "Scrubber-wide checks (run once per scrubber): "
+                  + " · ".join(f"{n} {name}" for name, n in counts.items() if n)]
+    for outcome in (Outcome.UNSUPPORTED, Outcome.SKIPPED):
+        groups = an.grouped_reasons(run, outcome)
+        total = sum(len(ids) for _, ids in groups)
+        lines += ["", f"**{outcome.value}** ({total})" + (":" if groups else ": none")]
+        for reason, ids in groups:
+            lines.append(f"- {prose(reason)} ({len(ids)}): "
+                         + ", ".join(code_span(i) for i in ids))
+    return lines
+
+
+def corpus_errors(run: RunResult) -> list[str]:
+    if not run.corpus_errors:
+        return []
+    lines = ["## Corpus errors", "",
+             f"{len(run.corpus_errors)} corpus error(s); the scenarios concerned did not run.", ""]
+    lines += [f"- {code_span(error)}" for error in run.corpus_errors]
+    return lines
+
+
+def area_table(run: RunResult) -> list[str]:
+    rows = [[row.key, row.total, *_counts(row.counts)] for row in an.area_rows(run)]
+    return ["## By area", "", _table(["area", "scenarios", *OUTCOME_HEADERS], rows, 1)]
+
+
+def rule_table(run: RunResult) -> list[str]:
+    rows = [[row.rule, row.level, row.title, row.total, *_counts(row.counts)]
+            for row in an.rule_rows(run)]
+    return ["## By SPEC rule", "",
+            "Counts of the scenarios (and scrubber-wide checks) that name each rule.", "",
+            _table(["rule", "level", "title", "scenarios", *OUTCOME_HEADERS], rows, 3)]
+
+
+def violation_table(run: RunResult) -> list[str]:
+    rows = [[row.rule, row.level, row.check, "yes" if row.leak else "", row.scenarios,
+             row.chunkings] for row in an.violation_rows(run)]
+    if not rows:
+        return ["## Failures by rule and check", "", "No check failed."]
+    return ["## Failures by rule and check", "",
+            _table(["violated rule", "level", "check", "leak", "scenarios",
+                    "failing chunkings"], rows, 4)]
+
+
+def scrubber_checks_table(run: RunResult) -> list[str]:
+    if not run.scrubber_checks:
+        return []
+    rows = [[r.scenario_id, ", ".join(r.rules), r.outcome.value, metrics_text(r) or "",
+             r.reason or ""] for r in run.scrubber_checks]
+    return ["## Scrubber-wide checks", "",
+            _table(["check", "rules", "outcome", "metrics", "reason"], rows)]
+
+
+def scenario_section(number: int, result: ScenarioResult) -> list[str]:
+    """One failing scenario, every failing check with its smallest reproduction."""
+    lines = [f"### {number}. {code_span(an.scenario_title(result))}: "
+             f"{an.scenario_headline(result)}", "",
+             f"{code_span(f'{result.file}:{result.line}')} · rules "
+             f"{', '.join(result.rules)} · {result.chunkings_run} chunkings, "
+             f"{result.checks_run} checks"]
+    if result.description:
+        lines += [""] + ["> " + line for line in prose(result.description).splitlines()]
+    notes = result_notes(result)
+    if notes:
+        lines += ["", *(f"- **Note:** {prose(note)}" for note in notes)]
+    if result.holdback is not None and any(f.check == "holdback" for f in result.failures):
+        lines += ["", f"Hold-back: {holdback_text(result)}."]
+    metrics = metrics_text(result)
+    if metrics:
+        lines += ["", f"Metrics: {metrics}."]
+    for repro in an.reproductions(result):
+        lines += ["", f"#### {repro_heading(repro)}", "",
+                  fenced("\n".join(repro_lines(repro))), "",
+                  fenced(replay_command(repro), "sh")]
+    return lines
+
+
+def failing_section(run: RunResult) -> list[str]:
+    failing = an.failing_scenarios(run)
+    if not failing:
+        return ["## Failing scenarios", "", "None."]
+    lines = ["## Failing scenarios", "",
+             "Leaks first, then other MUST failures, then SHOULD failures. Each failing "
+             "check shows its failing chunking with the fewest deltas. " + WHITESPACE_LEGEND]
+    for number, result in enumerate(failing, 1):
+        lines += [""] + scenario_section(number, result)
+    return lines
+
+
+def broken_section(run: RunResult) -> list[str]:
+    broken = an.broken_scenarios(run)
+    if not broken:
+        return []
+    lines = ["## Errors and timeouts", ""]
+    for result in broken:
+        lines.append(f"- {code_span(an.scenario_title(result))} "
+                     f"({code_span(f'{result.file}:{result.line}')}) "
+                     f"**{result.outcome.value}**: {code_span(result.reason or 'no reason given')}")
+    return lines
+
+
+def render_markdown(run: RunResult) -> str:
+    """The whole Markdown report as one string."""
+    sections = [header(run), summary(run), corpus_errors(run), area_table(run),
+                rule_table(run), violation_table(run), scrubber_checks_table(run),
+                failing_section(run), broken_section(run)]
+    return "\n\n".join("\n".join(s) for s in sections if s) + "\n"
+
+
+def write_markdown(run: RunResult, path: Path) -> Path:
+    path.write_text(xml_safe(render_markdown(run)), encoding="utf-8")
+    return path
