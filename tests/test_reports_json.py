@@ -1,0 +1,91 @@
+"""report.json: schema-valid, exact round trip, the schema kept in step with results.py."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+from scrubcheck.reports import read_report, validate_report, write_reports
+from scrubcheck.reports.json_report import FORMAT_VERSION, SCHEMA_ID, load_schema, report_dict
+from scrubcheck.results import Failure, Holdback, RunResult, ScenarioResult
+
+_SAMPLE = Path(__file__).parent / "data" / "reports" / "sample_run.py"
+_spec = importlib.util.spec_from_file_location("reports_sample_run", _SAMPLE)
+sample = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(sample)
+
+
+@pytest.fixture
+def run() -> RunResult:
+    return sample.sample_run()
+
+
+def written(run: RunResult, tmp_path: Path) -> dict:
+    (path,) = write_reports(run, tmp_path, formats=["json"])
+    return json.loads(path.read_bytes().decode("utf-8"))  # strict UTF-8
+
+
+def test_report_is_valid_against_the_shipped_schema(run, tmp_path: Path) -> None:
+    data = written(run, tmp_path)
+    validate_report(data)
+    assert data["$schema"] == SCHEMA_ID == load_schema()["$id"]
+    assert data["format_version"] == FORMAT_VERSION
+    assert data["counts"] == {"PASS": 2, "FAIL": 4, "ERROR": 1, "TIMEOUT": 1,
+                              "UNSUPPORTED": 2, "SKIPPED": 1}
+
+
+def test_round_trip_is_exact_even_for_nul_and_lone_surrogates(run, tmp_path: Path) -> None:
+    write_reports(run, tmp_path, formats=["json"])
+    back = read_report(tmp_path / "report.json")
+    assert back == run
+    truncation = next(r for r in back.results if r.scenario_id == "nul-and-surrogate")
+    assert truncation.failures[0].got == "ok\x00hidden \udc80"
+
+
+def test_lone_surrogate_is_written_as_a_json_escape(run, tmp_path: Path) -> None:
+    run.results[0].description = "<思考> blocks"
+    write_reports(run, tmp_path, formats=["json"])
+    raw = (tmp_path / "report.json").read_text(encoding="utf-8")
+    assert '"ok\\u0000hidden \\udc80"' in raw
+    assert '"<思考> blocks"' in raw  # other non-ASCII text stays readable
+
+
+def test_schema_rejects_what_is_not_a_report(run) -> None:
+    data = report_dict(run)
+    data["results"][0]["outcome"] = "MAYBE"
+    with pytest.raises(jsonschema.ValidationError):
+        validate_report(data)
+    data = report_dict(run)
+    del data["results"][1]["failures"][0]["replay"]
+    with pytest.raises(jsonschema.ValidationError):
+        validate_report(data)
+
+
+def test_non_finite_metrics_become_null(run, tmp_path: Path) -> None:
+    run.scrubber_checks[0].metrics["time_ratio_2x"] = float("inf")
+    data = written(run, tmp_path)
+    validate_report(data)
+    assert data["scrubber_checks"][0]["metrics"] == {"time_ratio_2x": None}
+
+
+@pytest.mark.parametrize(
+    ("cls", "pointer"),
+    [
+        (RunResult, None),
+        (ScenarioResult, "scenarioResult"),
+        (Failure, "failure"),
+        (Holdback, "holdback"),
+    ],
+)
+def test_schema_describes_every_field_of_the_result_types(cls, pointer) -> None:
+    # a field added to results.py must be added to the schema (and format_version
+    # considered) before reports can be written with it
+    schema = load_schema()
+    node = schema if pointer is None else schema["$defs"][pointer]
+    fields = {f.name for f in dataclasses.fields(cls)}
+    described = set(node["properties"]) - {"$schema", "format_version", "counts"}
+    assert described == fields
