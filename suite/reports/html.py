@@ -1,0 +1,322 @@
+"""report.html: one self-contained page for people comparing or fixing scrubbers.
+
+Everything is inline (no external assets), every piece of scenario text is
+escaped, and a Content-Security-Policy allows only this page's own script (by
+hash), so a report about text full of `<script>` and `</think>` can be opened
+safely from any CI artifact store.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+from html import escape
+from pathlib import Path
+
+from markdown_it import MarkdownIt
+
+from ..results import Outcome, RunResult, ScenarioResult
+from . import analysis as an
+from .scenario import (
+    holdback_text,
+    metrics_text,
+    replay_command,
+    repro_heading,
+    repro_lines,
+    result_notes,
+)
+from .text import WHITESPACE_LEGEND, plural, xml_safe
+
+SEVERITY_KEYS = ("leak", "must", "should")
+
+_CSS = """
+body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1200px;padding:1em 2em;
+  color:#1f2328;background:#fff}
+h1{font-size:1.6em;margin:.2em 0}
+h2{border-bottom:1px solid #d0d7de;padding-bottom:.2em;margin-top:1.6em}
+code,pre{font:12.5px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+pre{background:#f6f8fa;border:1px solid #d0d7de;border-radius:6px;padding:.6em .8em;
+  overflow-x:auto}
+table{border-collapse:collapse;margin:.5em 0}
+th,td{border:1px solid #d0d7de;padding:.25em .6em;text-align:left;vertical-align:top}
+th{background:#f6f8fa}
+td.n{text-align:right}
+.verdict{display:inline-block;font-weight:700;font-size:1.2em;padding:.2em .7em;
+  border-radius:6px;color:#fff}
+.badges{margin:.6em 0}
+.badge{display:inline-block;padding:.15em .6em;margin:0 .3em .3em 0;border-radius:1em;
+  font-weight:600;color:#fff}
+.PASS{background:#1a7f37}
+.FAIL{background:#cf222e}
+.ERROR{background:#bc4c00}
+.TIMEOUT{background:#8250df}
+.UNSUPPORTED{background:#6e7781}
+.SKIPPED{background:#8c959f}
+.CORPUS{background:#953800}
+.zero{opacity:.45}
+td.hot-FAIL{background:#ffebe9;font-weight:700}
+td.hot-ERROR,td.hot-TIMEOUT{background:#fff1e5;font-weight:700}
+td.hot-PASS{color:#1a7f37}
+.sev{display:inline-block;font-size:.8em;font-weight:700;padding:0 .5em;border-radius:4px;
+  color:#fff;margin-right:.4em}
+.sev-leak{background:#82071e}
+.sev-must{background:#cf222e}
+.sev-should{background:#9a6700}
+details.scenario{border:1px solid #d0d7de;border-radius:6px;margin:.5em 0;padding:.3em .8em}
+details.scenario>summary{cursor:pointer;font-weight:600}
+.ws{color:#8c959f}
+.esc{color:#8250df;font-weight:600}
+.controls{position:sticky;top:0;background:#fff;padding:.5em 0;border-bottom:1px solid #d0d7de}
+.controls input[type=search]{width:24em;padding:.2em .4em}
+.muted{color:#656d76}
+blockquote{margin:.4em 0;padding:0 .8em;border-left:3px solid #d0d7de;color:#424a53}
+"""
+
+_SCRIPT = """
+(function(){
+var q=document.getElementById('filter');
+if(!q){return;}
+var boxes=document.querySelectorAll('.controls input[type=checkbox]');
+function apply(){
+var text=q.value.toLowerCase(),on={};
+boxes.forEach(function(b){on[b.value]=b.checked;});
+document.querySelectorAll('details.scenario').forEach(function(d){
+d.hidden=!(on[d.dataset.severity]&&d.textContent.toLowerCase().indexOf(text)>=0);});
+}
+q.addEventListener('input',apply);boxes.forEach(function(b){b.addEventListener('change',apply);});
+document.getElementById('expand').addEventListener('click',function(){
+document.querySelectorAll('details.scenario').forEach(function(d){d.open=true;});});
+document.getElementById('collapse').addEventListener('click',function(){
+document.querySelectorAll('details.scenario').forEach(function(d){d.open=false;});});
+})();
+"""
+
+_MARKDOWN = MarkdownIt("commonmark", {"html": False})
+_WS_GLYPHS = re.compile(r"([␠⏎→␍]+)|(\\x[0-9a-f]{2}|\\u[0-9a-f]{4,6}|\\U[0-9a-f]{8})")
+
+
+def text(value: object) -> str:
+    """Any value as escaped HTML text."""
+    return escape(xml_safe(str(value)), quote=True)
+
+
+def markdown(source: str) -> str:
+    """Author-written Markdown (descriptions) rendered with raw HTML disabled."""
+    return _MARKDOWN.render(xml_safe(source))
+
+
+def _mark_whitespace(line: str) -> str:
+    """Escape a visible-whitespace line, dimming whitespace glyphs and
+    highlighting \\u escapes so they stand out from the text."""
+    out, position = [], 0
+    for match in _WS_GLYPHS.finditer(line):
+        out.append(escape(line[position:match.start()]))
+        css = "ws" if match.group(1) else "esc"
+        out.append(f'<span class="{css}">{escape(match.group())}</span>')
+        position = match.end()
+    out.append(escape(line[position:]))
+    return "".join(out)
+
+
+def _table(headers: list[str], rows: list[list[str]], numeric_from: int) -> str:
+    """A table whose cells are already HTML; columns from `numeric_from` are right-aligned."""
+    head = "".join(f"<th>{escape(h)}</th>" for h in headers)
+    body = []
+    for row in rows:
+        cells = []
+        for index, value in enumerate(row):
+            css = ' class="n"' if index >= numeric_from else ""
+            if value.startswith("<td"):
+                cells.append(value)
+            else:
+                cells.append(f"<td{css}>{value}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def _count_cells(counts: dict[str, int]) -> list[str]:
+    cells = []
+    for outcome, n in counts.items():
+        css = f"n hot-{outcome}" if n else "n zero"
+        cells.append(f'<td class="{css}">{n}</td>')
+    return cells
+
+
+def _outcome_headers() -> list[str]:
+    return [o.value.lower() for o in an.OUTCOME_ORDER]
+
+
+def header(run: RunResult) -> str:
+    totals = an.totals(run)
+    verdict = an.verdict(run)
+    level = an.run_level(run)
+    css = {"PASS": "PASS", "FAIL": "FAIL"}.get(verdict, "CORPUS")
+    badges = "".join(
+        f'<span class="badge {name}{"" if n else " zero"}">{n} {name}</span>'
+        for name, n in an.outcome_counts(run.results).items())
+    facts = [
+        ("scrubber", f"<code>{text(run.scrubber)}</code>"),
+        ("kind", text(run.scrubber_kind)),
+        ("supported features", text(", ".join(run.supported_features) or "none")),
+        ("accepted context", text(", ".join(run.accepted_context) or "none")),
+        ("scrubcheck", text(f"{run.scrubcheck_version} (SPEC {run.spec_version})")),
+        ("seed", text(run.settings.get("seed", "not recorded"))),
+        ("level", text(level.upper())),
+        ("started", text(run.started_at)),
+        ("duration", text(f"{run.duration_s:.2f} s")),
+        ("ran", text(f"{plural(totals.scenarios, 'scenario')}, "
+                     f"{plural(totals.scrubber_checks, 'scrubber-wide check')}, "
+                     f"{plural(totals.chunkings, 'chunking')}, {plural(totals.checks, 'check')}")),
+        ("capped", text(f"{totals.capped} chunking variants not run (long inputs)"
+                        if totals.capped else "nothing: every chunking ran")),
+    ]
+    rows = "".join(f"<tr><th>{escape(k)}</th><td>{v}</td></tr>" for k, v in facts)
+    return (f"<h1>scrubcheck report: <code>{text(run.scrubber)}</code></h1>"
+            f'<p><span class="verdict {css}">{escape(verdict)}</span> at level '
+            f"{escape(level.upper())} (exit code {run.exit_code(level)})</p>"
+            f'<div class="badges">{badges}</div><table class="facts">{rows}</table>')
+
+
+def reasons(run: RunResult) -> str:
+    parts = []
+    for outcome in (Outcome.UNSUPPORTED, Outcome.SKIPPED):
+        groups = an.grouped_reasons(run, outcome)
+        total = sum(len(ids) for _, ids in groups)
+        items = "".join(
+            f"<li>{text(reason)} ({len(ids)}): "
+            + ", ".join(f"<code>{text(i)}</code>" for i in ids) + "</li>"
+            for reason, ids in groups)
+        parts.append(f"<h3>{outcome.value} ({total})</h3>"
+                     + (f"<ul>{items}</ul>" if items else "<p class=muted>none</p>"))
+    return '<section id="not-run"><h2>Not run</h2>' + "".join(parts) + "</section>"
+
+
+def corpus_errors(run: RunResult) -> str:
+    if not run.corpus_errors:
+        return ""
+    items = "".join(f"<li><code>{text(e)}</code></li>" for e in run.corpus_errors)
+    return (f'<section id="corpus-errors"><h2>Corpus errors ({len(run.corpus_errors)})</h2>'
+            f"<p>The scenarios concerned did not run.</p><ul>{items}</ul></section>")
+
+
+def area_table(run: RunResult) -> str:
+    rows = [[text(r.key), str(r.total), *_count_cells(r.counts)] for r in an.area_rows(run)]
+    return ('<section id="areas"><h2>By area</h2>'
+            + _table(["area", "scenarios", *_outcome_headers()], rows, 1) + "</section>")
+
+
+def rule_table(run: RunResult) -> str:
+    rows = [[f"<code>{text(r.rule)}</code>", text(r.level), text(r.title), str(r.total),
+             *_count_cells(r.counts)] for r in an.rule_rows(run)]
+    return ('<section id="rules"><h2>By SPEC rule</h2>'
+            "<p>Counts of the scenarios (and scrubber-wide checks) that name each rule.</p>"
+            + _table(["rule", "level", "title", "scenarios", *_outcome_headers()], rows, 3)
+            + "</section>")
+
+
+def violation_table(run: RunResult) -> str:
+    rows = [[f"<code>{text(r.rule)}</code>", text(r.level), text(r.check),
+             '<span class="sev sev-leak">leak</span>' if r.leak else "",
+             str(r.scenarios), str(r.chunkings)] for r in an.violation_rows(run)]
+    body = (_table(["violated rule", "level", "check", "leak", "scenarios",
+                    "failing chunkings"], rows, 4) if rows else "<p>No check failed.</p>")
+    return f'<section id="violations"><h2>Failures by rule and check</h2>{body}</section>'
+
+
+def scrubber_checks(run: RunResult) -> str:
+    if not run.scrubber_checks:
+        return ""
+    rows = [[text(r.scenario_id), text(", ".join(r.rules)),
+             f'<span class="badge {r.outcome.value}">{r.outcome.value}</span>',
+             text(metrics_text(r) or ""), text(r.reason or "")] for r in run.scrubber_checks]
+    return ('<section id="scrubber-checks"><h2>Scrubber-wide checks</h2>'
+            + _table(["check", "rules", "outcome", "metrics", "reason"], rows, 99)
+            + "</section>")
+
+
+def _severity_key(result: ScenarioResult) -> str:
+    return SEVERITY_KEYS[min(an.scenario_severity(result), 2)]
+
+
+def scenario_block(result: ScenarioResult) -> str:
+    """One failing scenario as a collapsible block; leaks start open."""
+    key = _severity_key(result)
+    label = {"leak": "leak", "must": "MUST", "should": "SHOULD"}[key]
+    parts = [
+        f"<p><code>{text(f'{result.file}:{result.line}')}</code> · rules "
+        f"{text(', '.join(result.rules))} · {result.chunkings_run} chunkings, "
+        f"{result.checks_run} checks</p>"
+    ]
+    if result.description:
+        parts.append(f"<blockquote>{markdown(result.description)}</blockquote>")
+    notes = result_notes(result)
+    if notes:
+        parts.append("<ul>" + "".join(f"<li><b>Note:</b> {text(n)}</li>" for n in notes)
+                     + "</ul>")
+    if result.holdback is not None and any(f.check == "holdback" for f in result.failures):
+        parts.append(f"<p>Hold-back: {text(holdback_text(result))}.</p>")
+    if result.metrics:
+        parts.append(f"<p>Metrics: {text(metrics_text(result))}.</p>")
+    for repro in an.reproductions(result):
+        lines = repro_lines(repro)
+        shown = "\n".join(
+            _mark_whitespace(line) if line.startswith(("expected:", "got:")) else escape(line)
+            for line in lines)
+        parts.append(f"<h4>{text(repro_heading(repro))}</h4><pre>{shown}</pre>"
+                     f"<pre>$ {text(replay_command(repro))}</pre>")
+    open_attr = " open" if key == "leak" else ""
+    return (f'<details class="scenario" data-severity="{key}"{open_attr}><summary>'
+            f'<span class="sev sev-{key}">{label}</span><code>'
+            f"{text(an.scenario_title(result))}</code> {text(an.scenario_headline(result))}"
+            f"</summary>{''.join(parts)}</details>")
+
+
+def failures(run: RunResult) -> str:
+    failing = an.failing_scenarios(run)
+    if not failing:
+        return '<section id="failures"><h2>Failing scenarios</h2><p>None.</p></section>'
+    boxes = "".join(
+        f'<label><input type="checkbox" value="{k}" checked> {k}</label> ' for k in SEVERITY_KEYS)
+    controls = (
+        '<div class="controls"><input type="search" id="filter" '
+        'placeholder="filter by id, rule, check, text"> '
+        f'{boxes}<button id="expand">expand all</button> '
+        '<button id="collapse">collapse all</button></div>')
+    legend = f"<p class=muted>Leaks first, then MUST, then SHOULD. {text(WHITESPACE_LEGEND)}</p>"
+    blocks = "".join(scenario_block(r) for r in failing)
+    return (f'<section id="failures"><h2>Failing scenarios ({len(failing)})</h2>'
+            f"{legend}{controls}{blocks}</section>")
+
+
+def broken(run: RunResult) -> str:
+    items = "".join(
+        f'<li><span class="badge {r.outcome.value}">{r.outcome.value}</span>'
+        f"<code>{text(an.scenario_title(r))}</code> (<code>{text(f'{r.file}:{r.line}')}</code>): "
+        f"<code>{text(r.reason or 'no reason given')}</code></li>"
+        for r in an.broken_scenarios(run))
+    return f'<section id="errors"><h2>Errors and timeouts</h2><ul>{items}</ul></section>' \
+        if items else ""
+
+
+def render_html(run: RunResult) -> str:
+    """The whole page as one string."""
+    digest = base64.b64encode(hashlib.sha256(_SCRIPT.encode()).digest()).decode()
+    csp = (f"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{digest}'; "
+           "img-src data:")
+    body = "".join([header(run), reasons(run), corpus_errors(run), area_table(run),
+                    rule_table(run), violation_table(run), scrubber_checks(run),
+                    failures(run), broken(run)])
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{csp}">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>scrubcheck report: {text(run.scrubber)}</title><style>{_CSS}</style></head>"
+        f"<body>{body}<script>{_SCRIPT}</script></body></html>\n"
+    )
+
+
+def write_html(run: RunResult, path: Path) -> Path:
+    path.write_text(render_html(run), encoding="utf-8")
+    return path
