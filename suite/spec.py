@@ -36,6 +36,8 @@ RULES: dict[str, Rule] = {
         Rule("R-CODE-3", "MUST", "unmatched or unequal backticks guard nothing"),
         Rule("R-CODE-4", "MUST", "indented code and HTML are not guards"),
         Rule("R-CODE-5", "MUST", "a close inside inline code within a block does not end it"),
+        Rule("R-CODE-6", "MUST", "code is judged on the visible line, across removed blocks"),
+        Rule("R-CODE-7", "MUST", "a removed piece never joins two backtick runs"),
         Rule("R-UNCLOSED-1", "MUST", "an unclosed block is discarded (strict)"),
         Rule("R-UNCLOSED-2", "MUST", "inline-answer recovery only with the signal and stop"),
         Rule("R-UNCLOSED-3", "MUST", "no recovery for length or without the signal"),

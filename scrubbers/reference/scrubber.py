@@ -70,6 +70,8 @@ class ReferenceScrubber:
         self._deferred_in_block = False
         # answer text
         self._stack: list[str] = []
+        self._last_backtick = False  # the visible text ends with a backtick
+        self._drop_run = False  # R-CODE-7: a run right after a removed piece is dropped
         self._col = 0  # leading spaces on the visible line, -1 once anything else shows
         self._tilde = 0
         self._run = 0
@@ -98,14 +100,15 @@ class ReferenceScrubber:
 
     def _emit(self, text: str) -> None:
         if text:
-            self._out.append(text)
-            self._emitted += len(text)
+            self._emit_raw(text)
             if self._col >= 0 and text.strip(" "):
                 self._col = -1
 
     def _emit_raw(self, text: str) -> None:
-        self._out.append(text)
-        self._emitted += len(text)
+        if text:
+            self._out.append(text)
+            self._emitted += len(text)
+            self._last_backtick = text[-1] == "`"
 
     def _cut(self) -> None:
         self._cuts.append(self._emitted + sum(len(p) for p in self._stack))
@@ -191,6 +194,11 @@ class ReferenceScrubber:
             if self._deferred is not None or self._mode != OUT:
                 return i
             c = s[i]
+            if self._drop_run:
+                if c == "`":
+                    i = BACKTICK_RUN.match(s, i).end()
+                    continue
+                self._drop_run = False
             if self._run:
                 if c == "`":
                     j = BACKTICK_RUN.match(s, i).end()
@@ -325,6 +333,7 @@ class ReferenceScrubber:
 
     def _real_tag(self, raw: str, tag: Tag) -> None:
         self._cut()
+        self._drop_run = self._last_backtick and not self._stack
         if tag.kind == "open":
             self._enter_block(self._tables.closes_by_name[tag.name])
 
@@ -371,8 +380,8 @@ class ReferenceScrubber:
                 if c == char:
                     self._fence_run += 1
                 else:
-                    self._fence_line = "trail" if c in " \t" else "no"
-            elif c not in " \t":
+                    self._fence_line = "trail" if c in " \t\r" else "no"
+            elif c not in " \t\r":
                 self._fence_line = "no"
         return i
 
