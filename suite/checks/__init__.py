@@ -1,0 +1,56 @@
+"""Checks: one small module per SPEC rule family, each reading `Trace`s.
+
+    trace.py        drive a session, record returns, ends, exceptions
+    robust.py       R-ROBUST-1 (str returns, no exceptions)
+    leak.py/leaks.py  R-LEAK-1 windows; also R-TRUNC-1 with a cut position
+    expected.py     R-FID-1 / R-WS-1 (whitespace.py is the comparer)
+    tags.py         R-TAG-1
+    invariance.py   R-CHUNK-1
+    idempotence.py  R-IDEM-1
+    truncation.py   R-TRUNC-1
+    reuse.py        R-REUSE-1
+    holdback.py     R-STREAM-1 / R-STREAM-2 (SHOULD)
+    linear.py       R-ROBUST-2, once per scrubber
+"""
+
+from scrubcheck.checks.expected import check_expected
+from scrubcheck.checks.findings import Finding
+from scrubcheck.checks.holdback import measure_holdback
+from scrubcheck.checks.idempotence import check_idempotence
+from scrubcheck.checks.invariance import check_invariance
+from scrubcheck.checks.leak import Leak, LeakDetector
+from scrubcheck.checks.leaks import check_leak
+from scrubcheck.checks.linear import measure_linearity
+from scrubcheck.checks.render import visible
+from scrubcheck.checks.reuse import POISONS, check_reuse, run_reuse
+from scrubcheck.checks.robust import check_exception, check_types
+from scrubcheck.checks.tags import check_tags
+from scrubcheck.checks.trace import Trace, drive, run_stream
+from scrubcheck.checks.truncation import held_at_flush, run_truncation, truncate_deltas
+from scrubcheck.checks.whitespace import ws_compare
+
+__all__ = [
+    "POISONS",
+    "Finding",
+    "Leak",
+    "LeakDetector",
+    "Trace",
+    "check_exception",
+    "check_expected",
+    "check_idempotence",
+    "check_invariance",
+    "check_leak",
+    "check_reuse",
+    "check_tags",
+    "check_types",
+    "drive",
+    "held_at_flush",
+    "measure_holdback",
+    "measure_linearity",
+    "run_reuse",
+    "run_stream",
+    "run_truncation",
+    "truncate_deltas",
+    "visible",
+    "ws_compare",
+]

@@ -1,0 +1,68 @@
+"""R-FID-1 / R-WS-1: the output against the scenario's expected output.
+
+`visible` is compared under the whitespace rule, using the places where the
+reference scrubber removed something. Those places are only trusted when the
+reference itself produces `visible`; otherwise the comparison is exact and the
+runner notes why. `acceptable` outputs are compared exactly.
+"""
+
+from __future__ import annotations
+
+from scrubcheck.checks.findings import Finding
+from scrubcheck.checks.render import around, describe_difference, first_difference
+from scrubcheck.checks.whitespace import WHITESPACE, ws_compare
+from scrubcheck.model import Scenario
+
+
+def _squeeze(text: str) -> str:
+    return "".join(c for c in text if c not in WHITESPACE)
+
+
+def check_expected(scenario: Scenario, output: str, cuts: list[int] | None) -> Finding | None:
+    """A finding when `output` is not what the scenario expects (None: it is, or no
+    expectation). `cuts` are the reference's removal positions in `visible`, or None."""
+    if scenario.visible is not None:
+        return _check_visible(scenario.visible, output, cuts)
+    if scenario.acceptable:
+        return _check_acceptable(scenario.acceptable, output)
+    return None
+
+
+def _rule(expected: str, output: str) -> str:
+    """R-WS-1 when only whitespace differs, R-FID-1 when answer text does."""
+    return "R-WS-1" if _squeeze(expected) == _squeeze(output) else "R-FID-1"
+
+
+def _check_visible(visible: str, output: str, cuts: list[int] | None) -> Finding | None:
+    if output == visible:
+        return None
+    if cuts is None:
+        return Finding(
+            "expected", _rule(visible, output),
+            "output differs from the expected output (compared exactly); "
+            + describe_difference(visible, output),
+            expected=visible, got=output,
+        )
+    mismatch = ws_compare(visible, output, cuts)
+    if mismatch is None:
+        return None
+    return Finding(
+        "expected", _rule(visible, output),
+        f"{mismatch.reason}: expected {around(visible, mismatch.expected_index)} at index "
+        f"{mismatch.expected_index}, got {around(output, mismatch.got_index)} at index "
+        f"{mismatch.got_index} (whitespace may change only at the removal points "
+        f"{sorted(set(cuts))})",
+        expected=visible, got=output,
+    )
+
+
+def _check_acceptable(acceptable: tuple[str, ...], output: str) -> Finding | None:
+    if output in acceptable:
+        return None
+    closest = max(acceptable, key=lambda a: (first_difference(a, output) or 0, -len(a)))
+    return Finding(
+        "expected", _rule(closest, output),
+        f"output is none of the {len(acceptable)} acceptable outputs; nearest: "
+        + describe_difference(closest, output),
+        expected=closest, got=output,
+    )

@@ -1,0 +1,54 @@
+"""R-REUSE-1: after flush() a scrubber object starts the next stream clean.
+
+One session (one scrubber object) gets a poison stream that ends in a state a
+careless scrubber keeps, is flushed, and then gets the scenario's recorded
+deltas: the second stream's output must equal a fresh session's. Adapters open
+a fresh scrubber object per stream by design; this check still drives
+flush()-then-feed on one and the same object.
+"""
+
+from __future__ import annotations
+
+from scrubcheck.adapters import Adapter
+from scrubcheck.checks.findings import Finding
+from scrubcheck.checks.render import describe_difference
+from scrubcheck.checks.trace import ScrubberError, Trace, drive, open_session
+from scrubcheck.model import Context
+
+#: Poison streams: name -> (text, the state it leaves behind).
+POISONS: dict[str, tuple[str, str]] = {
+    "unclosed-block": (
+        "Sure.<think>poison planning text that must stay hidden\n</thi",
+        "an unclosed block with a held partial close tag",
+    ),
+    "held-partial-tag": ("Fine, here it is <thi", "a held partial open tag"),
+    "open-fence": (
+        "Example:\n```text\nliteral <think> inside a fence that never closes\n",
+        "a code fence that never closed",
+    ),
+}
+
+
+def run_reuse(
+    adapter: Adapter, context: Context, deltas: tuple[str, ...], poison: str
+) -> tuple[Trace | None, Trace | None, ScrubberError | None]:
+    """(poison trace, second-stream trace, open error) on one session."""
+    session = open_session(adapter, context)
+    if isinstance(session, ScrubberError):
+        return None, None, session
+    first = drive(session, (POISONS[poison][0],))
+    if not first.ok:
+        return first, None, None
+    return first, drive(session, deltas), None
+
+
+def check_reuse(second: Trace, fresh_output: str, poison: str) -> Finding | None:
+    if not second.ok or second.output == fresh_output:
+        return None
+    return Finding(
+        "reuse", "R-REUSE-1",
+        f"after a flushed stream that ended with {POISONS[poison][1]} "
+        f"({POISONS[poison][0]!r}), the same object scrubs the recorded deltas "
+        "differently from a fresh one: " + describe_difference(fresh_output, second.output),
+        expected=fresh_output, got=second.output,
+    )

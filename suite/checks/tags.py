@@ -1,0 +1,24 @@
+"""R-TAG-1: no tag of the active vocabulary outside code in the finished output,
+spliced tags included (judged by the project's one code scanner)."""
+
+from __future__ import annotations
+
+from scrubcheck.checks.findings import Finding
+from scrubcheck.checks.render import around
+from scrubcheck.vocabulary import Vocabulary
+
+
+def check_tags(output: str, vocabulary: Vocabulary) -> Finding | None:
+    from scrubcheck.codescan import tags_outside_code
+
+    found = tags_outside_code(output, vocabulary)
+    if not found:
+        return None
+    index, tag = found[0]
+    more = f" ({len(found) - 1} more)" if len(found) > 1 else ""
+    return Finding(
+        "tag", "R-TAG-1",
+        f"the output contains the tag {tag!r} outside code at index {index}: "
+        f"{around(output, index)}{more}",
+        got=output,
+    )
