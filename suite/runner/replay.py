@@ -1,0 +1,20 @@
+"""The one shell command that reproduces a failure."""
+
+from __future__ import annotations
+
+import shlex
+
+
+def replay_command(
+    scenario_id: str,
+    scrubber: str,
+    chunking: str,
+    seed: int,
+    corpus_paths: tuple[str, ...] | list[str] = (),
+) -> str:
+    """`scrubcheck show <id> --scrubber <spec> --chunking <name> --seed <seed>`."""
+    parts = ["scrubcheck", "show", scenario_id, "--scrubber", scrubber, "--chunking", chunking,
+             "--seed", str(seed)]
+    for path in corpus_paths:
+        parts += ["--corpus", path]
+    return shlex.join(parts)
