@@ -6,8 +6,11 @@ two-way split, fixed sizes, tag-aligned deltas (what a token-based parser sees)
 and seeded random partitions. Every chunking has a name from which
 `chunking_by_name` rebuilds it, so one printed command replays a failure.
 
-Long inputs cap the quadratic families; the number of variants left out is
-returned in `ChunkingPlan.capped` so that a cap is always visible in results.
+Long inputs cap the quadratic families (split points, and truncation cuts in
+the runner) by a budget of characters to process; the number of variants left
+out is returned in `ChunkingPlan.capped` so that a cap is always visible in
+results. The runner builds chunkings one at a time from their names
+(`chunking_names`), so a 1 MiB scenario never holds its whole matrix in memory.
 """
 
 from __future__ import annotations
@@ -39,10 +42,15 @@ class Chunking:
 class Caps:
     """Where the quadratic families stop for long inputs (all counted when they apply)."""
 
-    long_input: int = 2000  # texts longer than this get sampled split and cut points
-    tag_window: int = 12  # ... every point within this distance of a tag boundary
+    long_input: int = 2000  # texts longer than this get sampled split and cut points:
+    tag_window: int = 12  # ... points within this distance of a tag boundary
     sample: int = 64  # ... plus this many seeded others
+    budget_chars: int = 4_000_000  # ... at most budget_chars // len(text) variants in all
+    min_variants: int = 16  # ... but never fewer than this
     char_max: int = 65536  # the one-character chunking runs up to this length
+
+    def max_variants(self, length: int) -> int:
+        return max(self.min_variants, self.budget_chars // max(1, length))
 
 
 @dataclass
@@ -90,13 +98,18 @@ def cut_points(
     every = range(low, high + 1)
     if len(text) <= caps.long_input:
         return list(every), 0
-    chosen = {low, high}
+    near_tags = set()
     for start, end in tag_spans(text, vocabulary):
         for boundary in (start, end):
-            chosen.update(range(boundary - caps.tag_window, boundary + caps.tag_window + 1))
-    chosen = {p for p in chosen if low <= p <= high}
+            near_tags.update(range(boundary - caps.tag_window, boundary + caps.tag_window + 1))
+    near = sorted(p for p in near_tags if low < p < high)
+    room = caps.max_variants(len(text)) - 2  # the two ends are always cut
+    randoms = min(caps.sample, max(room // 4, room - len(near)))
+    if len(near) > room - randoms:
+        near = sorted(rng.sample(near, room - randoms))
+    chosen = {low, high, *near}
     rest = [p for p in every if p not in chosen]
-    chosen.update(rng.sample(rest, min(caps.sample, len(rest))))
+    chosen.update(rng.sample(rest, min(randoms, len(rest))))
     points = sorted(chosen)
     return points, len(every) - len(points)
 
@@ -157,6 +170,34 @@ def _with_empties(deltas: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(out)
 
 
+def chunking_names(
+    scenario: Scenario,
+    vocabulary: Vocabulary,
+    seed: int,
+    random_count: int = 8,
+    caps: Caps | None = None,
+) -> tuple[list[str], dict[str, int]]:
+    """The names of every chunking of the matrix, and the variants capped per family."""
+    caps = caps or Caps()
+    text = scenario.text
+    names = ["recorded", "whole", "recorded+empty"]
+    capped: dict[str, int] = {}
+    if len(text) <= caps.char_max:
+        names.append("char")
+    else:
+        capped["char"] = 1
+    points, left_out = cut_points(
+        text, vocabulary, seeded_rng(seed, scenario.id, "split-sample"), caps, ends=False
+    )
+    names.extend(f"split@{k}" for k in points)
+    if left_out:
+        capped["split"] = left_out
+    names.extend(f"fixed-{n}" for n in FIXED_SIZES)
+    names.append("tags")
+    names.extend(f"random-{i}" for i in range(1, random_count + 1))
+    return names, capped
+
+
 def chunking_plan(
     scenario: Scenario,
     vocabulary: Vocabulary,
@@ -164,30 +205,10 @@ def chunking_plan(
     random_count: int = 8,
     caps: Caps | None = None,
 ) -> ChunkingPlan:
-    """Every chunking of the matrix for `scenario`, with the caps that applied."""
-    caps = caps or Caps()
-    text = scenario.text
-    plan = ChunkingPlan(
-        [
-            Chunking("recorded", tuple(scenario.deltas)),
-            Chunking("whole", (text,)),
-            Chunking("recorded+empty", _with_empties(tuple(scenario.deltas))),
-        ]
-    )
-    if len(text) <= caps.char_max:
-        plan.chunkings.append(Chunking("char", tuple(text)))
-    else:
-        plan.capped["char"] = 1
-    points, left_out = cut_points(
-        text, vocabulary, seeded_rng(seed, scenario.id, "split-sample"), caps, ends=False
-    )
-    plan.chunkings.extend(_split(text, k) for k in points)
-    if left_out:
-        plan.capped["split"] = left_out
-    plan.chunkings.extend(Chunking(f"fixed-{n}", _fixed(text, n)) for n in FIXED_SIZES)
-    plan.chunkings.append(Chunking("tags", _tags(text, vocabulary)))
-    plan.chunkings.extend(_random(scenario, seed, i) for i in range(1, random_count + 1))
-    return plan
+    """Every chunking of the matrix for `scenario`, built, with the caps that applied."""
+    names, capped = chunking_names(scenario, vocabulary, seed, random_count, caps)
+    built = [chunking_by_name(scenario, vocabulary, name, seed) for name in names]
+    return ChunkingPlan(built, capped)
 
 
 def chunkings(

@@ -17,9 +17,9 @@ from scrubcheck.checks.expected import check_expected
 from scrubcheck.checks.findings import Finding
 from scrubcheck.checks.holdback import measure_holdback
 from scrubcheck.checks.idempotence import check_idempotence
-from scrubcheck.checks.invariance import check_invariance
+from scrubcheck.checks.invariance import StreamOutput, check_invariance
 from scrubcheck.checks.leak import Leak, LeakDetector
-from scrubcheck.checks.leaks import check_leak
+from scrubcheck.checks.leaks import check_leak, leak_finding
 from scrubcheck.checks.linear import measure_linearity
 from scrubcheck.checks.render import visible
 from scrubcheck.checks.reuse import POISONS, check_reuse, run_reuse
@@ -34,6 +34,7 @@ __all__ = [
     "Finding",
     "Leak",
     "LeakDetector",
+    "StreamOutput",
     "Trace",
     "check_exception",
     "check_expected",
@@ -45,6 +46,7 @@ __all__ = [
     "check_types",
     "drive",
     "held_at_flush",
+    "leak_finding",
     "measure_holdback",
     "measure_linearity",
     "run_reuse",

@@ -4,6 +4,11 @@
 reference scrubber removed something. Those places are only trusted when the
 reference itself produces `visible`; otherwise the comparison is exact and the
 runner notes why. `acceptable` outputs are compared exactly.
+
+SPEC section 11: a mismatch is judged at the strictest level among the
+scenario's behaviour rules (all but the section 8 invariants and R-ROBUST-*).
+A scenario whose behaviour rules are all SHOULD (say R-VOCAB-4) fails at SHOULD
+level, reported under that rule.
 """
 
 from __future__ import annotations
@@ -12,6 +17,28 @@ from scrubcheck.checks.findings import Finding
 from scrubcheck.checks.render import around, describe_difference, first_difference
 from scrubcheck.checks.whitespace import WHITESPACE, ws_compare
 from scrubcheck.model import Scenario
+from scrubcheck.spec import RULES
+
+#: SPEC section 8, whole-stream invariants with checks of their own.
+INVARIANT_RULES = frozenset(
+    {"R-LEAK-1", "R-IDEM-1", "R-CHUNK-1", "R-TRUNC-1", "R-FID-1", "R-WS-1", "R-REUSE-1"}
+)
+
+
+def behaviour_rules(scenario: Scenario) -> list[str]:
+    return [r for r in scenario.rules
+            if r in RULES and r not in INVARIANT_RULES and not r.startswith("R-ROBUST-")]
+
+
+def _judge(finding: Finding, scenario: Scenario) -> Finding:
+    """Apply section 11: only-SHOULD behaviour rules make the mismatch a SHOULD failure."""
+    rules = behaviour_rules(scenario)
+    if rules and all(RULES[r].level == "SHOULD" for r in rules):
+        finding.detail += (f" (judged at SHOULD: the scenario's behaviour rules are "
+                           f"{', '.join(rules)}; the output rule was {finding.rule})")
+        finding.rule = rules[0]
+        finding.judged_at = "SHOULD"
+    return finding
 
 
 def _squeeze(text: str) -> str:
@@ -21,11 +48,12 @@ def _squeeze(text: str) -> str:
 def check_expected(scenario: Scenario, output: str, cuts: list[int] | None) -> Finding | None:
     """A finding when `output` is not what the scenario expects (None: it is, or no
     expectation). `cuts` are the reference's removal positions in `visible`, or None."""
+    finding = None
     if scenario.visible is not None:
-        return _check_visible(scenario.visible, output, cuts)
-    if scenario.acceptable:
-        return _check_acceptable(scenario.acceptable, output)
-    return None
+        finding = _check_visible(scenario.visible, output, cuts)
+    elif scenario.acceptable:
+        finding = _check_acceptable(scenario.acceptable, output)
+    return _judge(finding, scenario) if finding else None
 
 
 def _rule(expected: str, output: str) -> str:

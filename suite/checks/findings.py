@@ -20,7 +20,8 @@ class Finding:
     expected: str | None = None
     got: str | None = None
     step: int | None = None  # delta index after whose feed() it showed; None: at flush
+    judged_at: str | None = None  # a level other than the rule's own (SPEC section 11)
 
     @property
     def level(self) -> str:
-        return RULES[self.rule].level
+        return self.judged_at or RULES[self.rule].level

@@ -2,42 +2,50 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from scrubcheck.checks.findings import Finding
 from scrubcheck.checks.render import describe_difference
-from scrubcheck.checks.trace import Trace
-from scrubcheck.chunking import Chunking
 
 
-def check_invariance(runs: list[tuple[Chunking, Trace]]) -> list[tuple[Chunking, Finding]]:
-    """One finding per chunking whose output differs from the baseline's.
+@dataclass(frozen=True)
+class StreamOutput:
+    """What is kept of one chunking's run: enough to compare, little enough to keep all."""
+
+    name: str
+    deltas: int
+    ok: bool
+    output: str
+
+
+def check_invariance(runs: list[StreamOutput]) -> list[tuple[StreamOutput, Finding]]:
+    """One finding per distinct output that differs from the baseline's.
 
     The baseline is `whole` (one delta: what a batch call would see) when it ran
     cleanly, else the first clean chunking. Each finding names both chunkings.
     """
-    clean = [(c, t) for c, t in runs if t.ok]
+    clean = [r for r in runs if r.ok]
     if len(clean) < 2:
         return []
-    base_chunking, base_trace = next(((c, t) for c, t in clean if c.name == "whole"), clean[0])
-    base = base_trace.output
-    groups: dict[str, list[Chunking]] = {}
-    for chunking, trace in clean:
-        if trace.output != base:
-            groups.setdefault(trace.output, []).append(chunking)
+    base = next((r for r in clean if r.name == "whole"), clean[0])
+    groups: dict[str, list[StreamOutput]] = {}
+    for run in clean:
+        if run.output != base.output:
+            groups.setdefault(run.output, []).append(run)
     findings = []
     for output, members in groups.items():
-        first = members[0]
-        others = f"; {len(members) - 1} other chunkings give this same output" if (
-            len(members) > 1) else ""
+        first = min(members, key=lambda r: r.deltas)
+        others = (f"; {len(members) - 1} other chunkings give this same output"
+                  if len(members) > 1 else "")
         findings.append((first, Finding(
             "invariance", "R-CHUNK-1",
-            f"chunking {first.name} ({_deltas(first)}) and chunking "
-            f"{base_chunking.name} ({_deltas(base_chunking)}) give different "
-            f"outputs: {describe_difference(base, output)}{others}",
-            expected=base, got=output,
+            f"chunking {first.name} ({_deltas(first.deltas)}) and chunking {base.name} "
+            f"({_deltas(base.deltas)}) give different outputs: "
+            f"{describe_difference(base.output, output)}{others}",
+            expected=base.output, got=output,
         )))
     return findings
 
 
-def _deltas(chunking: Chunking) -> str:
-    count = len(chunking.deltas)
+def _deltas(count: int) -> str:
     return f"{count} delta" if count == 1 else f"{count} deltas"

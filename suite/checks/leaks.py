@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from scrubcheck.checks.findings import Finding
-from scrubcheck.checks.leak import LeakDetector
+from scrubcheck.checks.leak import Leak, LeakDetector
 from scrubcheck.checks.render import around, quoted
 from scrubcheck.checks.trace import Trace
 
@@ -16,15 +16,19 @@ def check_leak(
     Output only grows, so the earliest leaked window of the final output marks
     the first step at which any reasoning showed.
     """
-    output = trace.output
-    leak = detector.first_leak(output, seen)
+    return leak_finding(trace, detector.first_leak(trace.output, seen), rule)
+
+
+def leak_finding(trace: Trace, leak: Leak | None, rule: str = "R-LEAK-1") -> Finding | None:
+    """The finding for a leak already found in `trace.output` (None: no leak)."""
     if leak is None:
         return None
+    output = trace.output
     step = trace.step_at(leak.visible_at)
     when = "at flush()" if step is None else f"after feed() of delta {step}"
     return Finding(
         "truncation" if rule == "R-TRUNC-1" else "leak", rule,
         f"reasoning {quoted(leak.text, 80)} visible {when}, at output index {leak.start}: "
         f"{around(output, leak.start)} (from reasoning {quoted(leak.reasoning, 60)})",
-        expected=None, got=output, step=step,
+        got=output, step=step,
     )

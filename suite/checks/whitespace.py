@@ -1,10 +1,11 @@
 """The whitespace rule of SPEC R-WS-1, as a comparer.
 
 Where the reference removed something (a block, a tag, a marker), the maximal
-whitespace run W of the expected output around that place is flexible: any
-whitespace run may stand there instead, and it may be empty only if W is empty
-or touches the start or end of the output. Everywhere else comparison is exact.
-The comparer walks both texts once and reports the first place they part.
+whitespace run W of the expected output around that place is flexible: another
+whitespace run W' may stand there instead, provided (a) nothing is inserted
+where W is empty, and (b) W' is not empty unless W touches the start or end of
+the output. Everywhere else comparison is exact. The comparer walks both texts
+once and reports the first place they part.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ def flexible_runs(expected: str, cuts: list[int] | tuple[int, ...]) -> list[tupl
             start -= 1
         while end < len(expected) and expected[end] in WHITESPACE:
             end += 1
+        if start == end:
+            continue  # (a): an empty run stays empty, so it is compared exactly
         if runs and start <= runs[-1][1]:
             runs[-1] = (runs[-1][0], max(end, runs[-1][1]))
         else:
@@ -50,7 +53,7 @@ def ws_compare(expected: str, got: str, cuts: list[int] | tuple[int, ...]) -> Ws
         k = j
         while k < len(got) and got[k] in WHITESPACE:
             k += 1
-        may_vanish = start == end or start == 0 or end == len(expected)
+        may_vanish = start == 0 or end == len(expected)
         if k == j and not may_vanish:
             return WsMismatch(
                 start, j, f"the whitespace {expected[start:end]!r} around a removed piece "
@@ -72,12 +75,16 @@ def _exact(expected: str, got: str, i: int, j: int, stop: int) -> WsMismatch | N
         if j + offset >= len(got):
             return WsMismatch(i + offset, j + offset, "the output ends too early")
         if expected[i + offset] != got[j + offset]:
-            what = "whitespace" if _is_ws(expected[i + offset], got[j + offset]) else "text"
-            return WsMismatch(
-                i + offset, j + offset, f"{what} differs where nothing was removed"
-            )
+            return WsMismatch(i + offset, j + offset,
+                              _kind(expected[i + offset], got[j + offset]))
     return None
 
 
-def _is_ws(a: str, b: str) -> bool:
-    return a in WHITESPACE and b in WHITESPACE
+def _kind(want: str, have: str) -> str:
+    if want in WHITESPACE and have in WHITESPACE:
+        return "whitespace differs"
+    if have in WHITESPACE:
+        return "whitespace inserted"
+    if want in WHITESPACE:
+        return "whitespace dropped"
+    return "text differs"

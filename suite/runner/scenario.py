@@ -23,23 +23,25 @@ from scrubcheck.checks import (
     POISONS,
     Finding,
     LeakDetector,
+    StreamOutput,
     Trace,
     check_exception,
     check_expected,
     check_idempotence,
     check_invariance,
-    check_leak,
     check_reuse,
     check_tags,
     check_types,
     held_at_flush,
+    leak_finding,
     measure_holdback,
     run_reuse,
     run_stream,
     run_truncation,
     truncate_deltas,
 )
-from scrubcheck.chunking import Chunking, chunking_by_name, chunking_plan, cut_points, seeded_rng
+from scrubcheck.checks.leak import Leak
+from scrubcheck.chunking import Chunking, chunking_by_name, chunking_names, cut_points, seeded_rng
 from scrubcheck.model import Scenario
 from scrubcheck.results import Failure, Outcome, ScenarioResult
 from scrubcheck.runner.oracle import reference_view
@@ -50,6 +52,10 @@ from scrubcheck.vocabulary import build_vocabulary
 #: Called with a label (a replayable chunking name) before each stream is run,
 #: so that a hang can be reported at the stream that hung.
 Progress = Callable[[str], None]
+
+#: Failures keep their deltas and texts for the reports unless they are huge;
+#: the replay command rebuilds them from the chunking name in any case.
+MAX_KEPT_CHARS = 200_000
 
 CHECK_ORDER = ("exception", "type", "leak", "truncation", "tag", "expected", "invariance",
                "idempotence", "reuse", "holdback")
@@ -98,6 +104,10 @@ def blank_result(scenario: Scenario, outcome: Outcome, reason: str | None = None
 
 
 class _ScenarioRun:
+    """One scenario against one adapter. Keeps little per chunking (its output,
+    interned), builds chunkings lazily by name and judges each distinct output
+    once, so that a 1 MiB scenario stays within memory and time."""
+
     def __init__(
         self, adapter: Adapter, scenario: Scenario, settings: RunSettings, progress: Progress | None
     ) -> None:
@@ -106,83 +116,95 @@ class _ScenarioRun:
         self.settings = settings
         self.progress = progress or (lambda label: None)
         self.context = scenario.context
+        self.recorded = tuple(scenario.deltas)
         self.vocabulary = build_vocabulary(scenario.context.features)
         self.collected: dict[tuple[str, str], list[tuple[tuple[int, int], Failure]]] = {}
-        self.traces: dict[tuple[str, ...], Trace] = {}
+        self.outputs: dict[str, str] = {}  # interning: one copy of each distinct output
+        self.judged: dict[str, tuple[Leak | None, Finding | None, Finding | None]] = {}
         self.checks = 0
         self.chunkings_run = 0
         self.order = 0
 
     # -- bookkeeping -------------------------------------------------------
-    def report(self, name: str, deltas: tuple[str, ...], finding: Finding | None) -> None:
+    def report(self, name: str, deltas: int, finding: Finding | None) -> None:
+        """Collect a finding under chunking `name` (`deltas`: how many, for ranking)."""
         if finding is None:
             return
         failure = Failure(
             check=finding.check, rule=finding.rule, level=finding.level, chunking=name,
-            deltas=list(deltas), detail=finding.detail, expected=finding.expected,
-            got=finding.got, step=finding.step,
+            deltas=[], detail=finding.detail, expected=_clip(finding.expected),
+            got=_clip(finding.got), step=finding.step,
             replay=replay_command(self.scenario.id, self.adapter.spec, name, self.settings.seed,
                                   self.settings.corpus_paths),
         )
         key = (finding.check, finding.rule)
-        self.collected.setdefault(key, []).append(((len(deltas), self.order), failure))
+        self.collected.setdefault(key, []).append(((deltas, self.order), failure))
         self.order += 1
 
-    def report_robustness(self, name: str, deltas: tuple[str, ...], trace: Trace) -> None:
-        self.report(name, deltas, check_exception(trace))
-        self.report(name, deltas, check_types(trace))
+    def report_robustness(self, name: str, trace: Trace) -> None:
+        self.report(name, len(trace.deltas), check_exception(trace))
+        self.report(name, len(trace.deltas), check_types(trace))
 
-    def stream(self, chunking: Chunking) -> Trace:
-        if chunking.deltas not in self.traces:
-            self.progress(chunking.name)
-            self.traces[chunking.deltas] = run_stream(self.adapter, self.context, chunking.deltas)
-        return self.traces[chunking.deltas]
+    def deltas_of(self, name: str) -> tuple[str, ...]:
+        if name.startswith("trunc@"):
+            return truncate_deltas(self.recorded, int(name.removeprefix("trunc@")))
+        if name.startswith("reuse:"):
+            return self.recorded
+        return chunking_by_name(self.scenario, self.vocabulary, name, self.settings.seed).deltas
+
+    def intern(self, output: str) -> str:
+        return self.outputs.setdefault(output, output)
 
     # -- the checks --------------------------------------------------------
     def fill(self, result: ScenarioResult, only: str | None) -> None:
-        chunkings, cuts, poisons = self.plan(result, only)
-        wants_lag = self.adapter.streams and any(c.name == "char" for c in chunkings)
+        names, cuts, poisons = self.plan(result, only)
+        wants_lag = self.adapter.streams and "char" in names
         reference = reference_view(self.scenario, char_run=wants_lag)
         if reference.problem:
             result.notes.append(reference.problem + "; whitespace compared exactly, no lag data")
-        cuts_ws = self.ws_cuts(reference.output, reference.cuts, result)
+        ws_cuts = self.ws_cuts(reference.output, reference.cuts, result)
         detector = LeakDetector(self.scenario.reasoning, self.scenario.text)
 
-        runs = []
-        for chunking in chunkings:
-            trace = self.stream(chunking)
-            runs.append((chunking, trace))
-            self.judge(chunking, trace, detector, cuts_ws)
+        runs: list[StreamOutput] = []
+        char_trace: Trace | None = None
+        for name in names:
+            chunking = chunking_by_name(self.scenario, self.vocabulary, name, self.settings.seed)
+            self.progress(name)
+            trace = run_stream(self.adapter, self.context, chunking.deltas)
+            self.judge(chunking, trace, detector, ws_cuts)
+            runs.append(StreamOutput(name, len(chunking.deltas), trace.ok,
+                                     self.intern(trace.output)))
+            if name == "char":
+                char_trace = trace
         if len(runs) > 1:
             self.checks += 1
-            for chunking, finding in check_invariance(runs):
-                self.report(chunking.name, chunking.deltas, finding)
+            for run, finding in check_invariance(runs):
+                self.report(run.name, run.deltas, finding)
         self.idempotence(runs)
         held = self.truncations(cuts, detector)
-        self.reuse(poisons)
-        char = next(((c, t) for c, t in runs if c.name == "char"), None)
-        if char is not None or held:
+        self.reuse(poisons, runs)
+        if char_trace is not None or held:
             self.checks += 1
             result.holdback, finding = measure_holdback(
-                self.adapter.streams, char[1] if char else None, reference.char_ends, held,
+                self.adapter.streams, char_trace, reference.char_ends, held,
                 self.vocabulary.max_len,
             )
-            if char is not None:
-                self.report(char[0].name, char[0].deltas, finding)
+            if char_trace is not None:
+                self.report("char", len(char_trace.deltas), finding)
         self.conclude(result)
 
     def plan(
         self, result: ScenarioResult, only: str | None
-    ) -> tuple[list[Chunking], list[int], list[str]]:
+    ) -> tuple[list[str], list[int], list[str]]:
         scenario, settings = self.scenario, self.settings
         if only is None:
-            plan = chunking_plan(scenario, self.vocabulary, settings.seed, settings.random_count,
-                                 settings.caps)
+            names, capped = chunking_names(scenario, self.vocabulary, settings.seed,
+                                           settings.random_count, settings.caps)
             cuts, left_out = cut_points(
                 scenario.text, self.vocabulary, seeded_rng(settings.seed, scenario.id, "cuts"),
                 settings.caps, ends=True,
             )
-            result.capped.update(plan.capped)
+            result.capped.update(capped)
             if left_out:
                 result.capped["truncation"] = left_out
             for family, count in sorted(result.capped.items()):
@@ -190,8 +212,7 @@ class _ScenarioRun:
                     f"long input ({len(scenario.text)} characters): {count} {family} variants "
                     "not run (cap); replay any of them by name with `scrubcheck show`"
                 )
-            return plan.chunkings, cuts, list(POISONS)
-        recorded = Chunking("recorded", tuple(scenario.deltas))
+            return names, cuts, list(POISONS)
         if only.startswith("trunc@"):
             cut = int(only.removeprefix("trunc@"))
             if not 0 <= cut <= len(scenario.text):
@@ -201,10 +222,9 @@ class _ScenarioRun:
             poison = only.removeprefix("reuse:")
             if poison not in POISONS:
                 raise ValueError(f"{only}: poison must be one of {', '.join(POISONS)}")
-            return [recorded], [], [poison]
+            return ["recorded"], [], [poison]
         named = chunking_by_name(scenario, self.vocabulary, only, settings.seed)
-        whole = Chunking("whole", (scenario.text,))
-        return ([whole] if named.name == "whole" else [whole, named]), [], []
+        return (["whole"] if named.name == "whole" else ["whole", named.name]), [], []
 
     def ws_cuts(
         self, ref_output: str | None, ref_cuts: list[int] | None, result: ScenarioResult
@@ -223,67 +243,83 @@ class _ScenarioRun:
     def judge(
         self, chunking: Chunking, trace: Trace, detector: LeakDetector, cuts: list[int] | None
     ) -> None:
-        name, deltas = chunking.name, chunking.deltas
+        name, count = chunking.name, len(chunking.deltas)
         self.chunkings_run += 1
         self.checks += 1
-        self.report_robustness(name, deltas, trace)
+        self.report_robustness(name, trace)
         if detector:
             self.checks += 1  # a leak before an exception is still a leak
-            self.report(name, deltas, check_leak(trace, detector))
+            leak = (self.judge_output(trace.output, detector, cuts)[0] if trace.ok
+                    else detector.first_leak(trace.output))
+            self.report(name, count, leak_finding(trace, leak))
         if not trace.ok:
             return
+        _, tag, expected = self.judge_output(trace.output, detector, cuts)
         self.checks += 1
-        self.report(name, deltas, check_tags(trace.output, self.vocabulary))
+        self.report(name, count, tag)
         if self.scenario.expected_outputs is not None:
             self.checks += 1
-            self.report(name, deltas, check_expected(self.scenario, trace.output, cuts))
+            self.report(name, count, expected)
 
-    def idempotence(self, runs: list[tuple[Chunking, Trace]]) -> None:
-        firsts: dict[str, Chunking] = {}
-        for chunking, trace in runs:
-            if trace.ok:
-                firsts.setdefault(trace.output, chunking)
-        for output, chunking in firsts.items():
-            self.progress(chunking.name)
+    def judge_output(
+        self, output: str, detector: LeakDetector, cuts: list[int] | None
+    ) -> tuple[Leak | None, Finding | None, Finding | None]:
+        """Leak, tag and expected verdicts of one finished output, computed once."""
+        if output not in self.judged:
+            self.judged[self.intern(output)] = (
+                detector.first_leak(output) if detector else None,
+                check_tags(output, self.vocabulary),
+                check_expected(self.scenario, output, cuts),
+            )
+        return self.judged[output]
+
+    def idempotence(self, runs: list[StreamOutput]) -> None:
+        firsts: dict[str, StreamOutput] = {}
+        for run in runs:
+            if run.ok:
+                firsts.setdefault(run.output, run)
+        for output, run in firsts.items():
+            self.progress(run.name)
             self.checks += 1
             trace, finding = check_idempotence(self.adapter, self.context, output)
             for robust in (check_exception(trace), check_types(trace)):
                 if robust is not None:
                     robust.detail = "re-scrubbing the output: " + robust.detail
-                self.report(chunking.name, chunking.deltas, robust)
-            self.report(chunking.name, chunking.deltas, finding)
+                self.report(run.name, run.deltas, robust)
+            self.report(run.name, run.deltas, finding)
 
     def truncations(self, cuts: list[int], detector: LeakDetector) -> list[int]:
         held = []
-        recorded = tuple(self.scenario.deltas)
         for cut in cuts:
             name = f"trunc@{cut}"
             self.progress(name)
             self.checks += 1
-            trace, finding = run_truncation(self.adapter, self.context, recorded, cut, detector)
-            deltas = truncate_deltas(recorded, cut)
-            self.report_robustness(name, deltas, trace)
-            self.report(name, deltas, finding)
+            trace, finding = run_truncation(self.adapter, self.context, self.recorded, cut,
+                                            detector)
+            self.report_robustness(name, trace)
+            self.report(name, len(trace.deltas), finding)
             amount = held_at_flush(trace)
             if amount is not None:
                 held.append(amount)
         return held
 
-    def reuse(self, poisons: list[str]) -> None:
-        recorded = Chunking("recorded", tuple(self.scenario.deltas))
-        fresh = self.stream(recorded) if poisons else None
+    def reuse(self, poisons: list[str], runs: list[StreamOutput]) -> None:
+        fresh = next((r for r in runs if r.name == "recorded"), None)
+        if fresh is None or not fresh.ok:
+            return  # without a clean fresh run there is nothing to compare with
         for poison in poisons:
             name = f"reuse:{poison}"
             self.progress(name)
-            first, second, error = run_reuse(self.adapter, self.context, recorded.deltas, poison)
-            if error is not None or fresh is None or not fresh.ok:
-                continue  # the exception is already reported by the fresh run
+            first, second, error = run_reuse(self.adapter, self.context, self.recorded, poison)
+            if error is not None:
+                continue  # open() raising is reported by the fresh runs already
             self.checks += 1
             for trace in (first, second):
                 if trace is not None:
-                    self.report_robustness(name, recorded.deltas, trace)
+                    self.report_robustness(name, trace)
             if second is not None:
-                self.report(name, recorded.deltas, check_reuse(second, fresh.output, poison))
+                self.report(name, len(self.recorded),
+                            check_reuse(second, fresh.output, poison))
 
     def conclude(self, result: ScenarioResult) -> None:
         failures = []
@@ -298,6 +334,7 @@ class _ScenarioRun:
                 more = f", … ({len(others) - _SHOWN_SIMILAR} more)" if len(
                     others) > _SHOWN_SIMILAR else ""
                 first.detail += f" [same check also fails under: {shown}{more}]"
+            self.attach_deltas(first)
             failures.append(first)
         failures.sort(key=lambda f: (f.level != "MUST", CHECK_ORDER.index(f.check)
                                      if f.check in CHECK_ORDER else len(CHECK_ORDER)))
@@ -315,3 +352,18 @@ class _ScenarioRun:
             result.reason = "harness: no check ran for this scenario, so it cannot pass"
         else:
             result.outcome = Outcome.PASS
+
+    def attach_deltas(self, failure: Failure) -> None:
+        deltas = self.deltas_of(failure.chunking)
+        size = sum(map(len, deltas))
+        if size <= MAX_KEPT_CHARS:
+            failure.deltas = list(deltas)
+        else:
+            failure.detail += (f" (deltas not stored: {len(deltas)} deltas, {size} characters; "
+                               "the replay command rebuilds them)")
+
+
+def _clip(text: str | None) -> str | None:
+    if text is None or len(text) <= MAX_KEPT_CHARS:
+        return text
+    return text[:MAX_KEPT_CHARS] + f"… [clipped: {len(text)} characters in all]"
