@@ -1,0 +1,187 @@
+"""`scrubcheck run`: run a scrubber against the corpus and say where it leaks or loses text.
+
+Exit 0 when nothing fails at `--level`, 1 on failures (ERROR and TIMEOUT
+included), 2 on usage errors, an unloadable scrubber or corpus errors (which
+are printed as file:line [id]: message; the rest of the corpus still runs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+from scrubcheck.adapters import AdapterError
+from scrubcheck.corpus import load_corpus, select
+from scrubcheck.results import Outcome, RunResult, ScenarioResult
+from scrubcheck.runner import RunSettings, run_corpus
+from scrubcheck.runner.settings import default_jobs
+
+NAME = "run"
+HELP = "run a scrubber against the corpus and the generated chunkings"
+SHOWN_FAILURES = 40
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--scrubber", default="reference", metavar="SPEC",
+                        help="module:attr, path/file.py:attr or a registered name, optionally "
+                             "prefixed batch: or splitter: (default: reference)")
+    parser.add_argument("--report-dir", nargs="?", const="", default=None, metavar="DIR",
+                        help="write reports there (without DIR: reports/<scrubber>/)")
+    parser.add_argument("--corpus", action="append", type=Path, metavar="PATH",
+                        help="corpus file or directory (repeatable; default: the shipped corpus)")
+    parser.add_argument("--area", action="append", metavar="A", help="only this area (repeatable)")
+    parser.add_argument("--rule", action="append", metavar="R",
+                        help="only scenarios exercising this rule; globs like R-CODE-* work")
+    parser.add_argument("--feature", action="append", metavar="F",
+                        help="only scenarios enabling this feature (repeatable)")
+    parser.add_argument("--id", action="append", metavar="GLOB", help="only these scenario ids")
+    parser.add_argument("--jobs", type=int, default=None, metavar="N",
+                        help=f"worker processes (default: all cores, here {default_jobs()})")
+    parser.add_argument("--seed", type=int, default=0, metavar="N",
+                        help="seed of the random chunkings and samples (default 0)")
+    parser.add_argument("--timeout", type=float, default=60.0, metavar="S",
+                        help="seconds per scenario before the scrubber is killed (default 60)")
+    parser.add_argument("--level", choices=("must", "should"), default="must",
+                        help="which failures make the exit code 1 (default: must)")
+    parser.add_argument("--random-chunkings", type=int, default=8, metavar="N",
+                        help="seeded random chunkings per scenario (default 8)")
+    parser.add_argument("--no-linear-check", action="store_true",
+                        help="skip the once-per-run linear-time measurement (R-ROBUST-2)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.jobs is not None and args.jobs < 1:
+        return _usage("--jobs must be at least 1")
+    if args.timeout <= 0:
+        return _usage("--timeout must be positive")
+    try:
+        corpus = load_corpus(list(args.corpus) if args.corpus else None)
+    except FileNotFoundError as exc:
+        return _usage(str(exc))
+    for error in corpus.errors:
+        print(error, file=sys.stderr)
+    scenarios = select(corpus.scenarios, areas=args.area, rules=args.rule,
+                       features=args.feature, ids=args.id)
+    if not scenarios:
+        return _usage(f"no scenario matches the selection ({len(corpus.scenarios)} loaded)")
+    settings = RunSettings(
+        seed=args.seed, timeout_s=args.timeout, level=args.level, jobs=args.jobs,
+        random_count=args.random_chunkings, linear_check=not args.no_linear_check,
+        corpus_paths=tuple(str(p) for p in args.corpus or ()),
+    )
+    try:
+        result = run_corpus(args.scrubber, scenarios, settings, progress=not args.no_progress,
+                            corpus_errors=[str(e) for e in corpus.errors])
+    except AdapterError as exc:
+        return _usage(f"cannot load scrubber: {exc}")
+    print_summary(result, args.level)
+    if args.report_dir is not None:
+        report_dir = Path(args.report_dir or Path("reports") / slug(args.scrubber))
+        for path in write_all(result, report_dir):
+            print(f"report: {path}")
+    return result.exit_code(args.level)
+
+
+def _usage(message: str) -> int:
+    print(f"scrubcheck run: {message}", file=sys.stderr)
+    return 2
+
+
+def slug(spec: str) -> str:
+    """A directory name for a scrubber spec: 'pkg.mod:Cls' -> 'pkg.mod-Cls'."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", spec).strip("-.") or "scrubber"
+
+
+def write_all(result: RunResult, report_dir: Path) -> list[Path]:
+    """Every report format; the JSON alone when the report writers are not installed."""
+    try:
+        from scrubcheck.reports import write_reports
+    except ImportError:
+        report_dir.mkdir(parents=True, exist_ok=True)
+        path = report_dir / "run.json"
+        path.write_text(json.dumps(result.to_dict(), indent=1, ensure_ascii=False) + "\n",
+                        encoding="utf-8")
+        return [path]
+    return write_reports(result, report_dir)
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count:,} {word}" + ("" if count == 1 else "s")
+
+
+def print_summary(result: RunResult, level: str, out=None) -> None:
+    """The console summary: totals, counts per outcome, and each failing scenario with its
+    first failure and replay command."""
+    out = out or sys.stdout
+    rows = result.results
+    chunkings = sum(r.chunkings_run for r in rows)
+    checks = sum(r.checks_run for r in [*rows, *result.scrubber_checks])
+    print(f"scrubber {result.scrubber} ({result.scrubber_kind}; context: "
+          f"{', '.join(result.accepted_context) or 'none'}; features: "
+          f"{', '.join(result.supported_features) or 'none'})", file=out)
+    print(f"{_plural(len(rows), 'scenario')} × {_plural(chunkings, 'chunking')} × "
+          f"{_plural(checks, 'check')} run in {result.duration_s:.1f} s "
+          f"({result.settings.get('jobs')} jobs, seed {result.settings.get('seed')}, "
+          f"SPEC {result.spec_version})", file=out)
+    counts = result.counts()
+    print("  ".join(f"{o.value} {counts.get(o.value, 0)}" for o in Outcome
+                    if counts.get(o.value, 0) or o in (Outcome.PASS, Outcome.FAIL)), file=out)
+    should_only = sum(1 for r in rows if r.outcome is Outcome.FAIL and r.worst_level == "SHOULD")
+    if should_only:
+        print(f"  of the FAILs, {should_only} fail only SHOULD rules "
+              f"({'counted' if level == 'should' else 'not counted'} at --level {level})", file=out)
+    capped = [r for r in rows if r.capped]
+    if capped:
+        families: dict[str, int] = {}
+        for r in capped:
+            for family, count in r.capped.items():
+                families[family] = families.get(family, 0) + count
+        print(f"capped: {_plural(len(capped), 'long scenario')}, variants not run: "
+              + ", ".join(f"{family} {count:,}" for family, count in sorted(families.items())),
+              file=out)
+    for check in result.scrubber_checks:
+        metrics = ", ".join(f"{k} {v:g}" for k, v in check.metrics.items() if k.startswith("ratio"))
+        print(f"{check.scenario_id} ({', '.join(check.rules)}): {check.outcome.value}"
+              + (f" — {metrics} (limit 12)" if metrics else "")
+              + (f" — {check.reason}" if check.reason else ""), file=out)
+        for failure in check.failures:
+            print(f"    {failure.detail}", file=out)
+    _print_problems(rows, level, out)
+    if result.corpus_errors:
+        print(f"corpus errors: {len(result.corpus_errors)} (printed above; exit 2)", file=out)
+    code = result.exit_code(level)
+    verdict = {0: "OK", 1: "FAIL", 2: "CORPUS ERRORS"}[code]
+    print(f"result: {verdict} at level {level} (exit {code})", file=out)
+
+
+def _print_problems(rows: list[ScenarioResult], level: str, out) -> None:
+    problems = [r for r in rows if r.outcome in (Outcome.FAIL, Outcome.ERROR, Outcome.TIMEOUT)]
+    unsupported = [r for r in rows if r.outcome is Outcome.UNSUPPORTED]
+    if problems:
+        print(f"\nfailing scenarios ({len(problems)}):", file=out)
+    for r in problems[:SHOWN_FAILURES]:
+        where = f"{r.file}:{r.line}"
+        if r.outcome is not Outcome.FAIL or not r.failures:
+            print(f"  {r.outcome.value:7} {r.scenario_id}  ({where})\n      {r.reason}", file=out)
+            continue
+        first = r.failures[0]
+        more = f" (+{len(r.failures) - 1} more checks)" if len(r.failures) > 1 else ""
+        print(f"  {r.outcome.value:7} {r.scenario_id}  ({where})  {first.level} {first.rule} "
+              f"{first.check} under {first.chunking}{more}", file=out)
+        print(f"      {first.detail.splitlines()[0][:300]}", file=out)
+        print(f"      replay: {first.replay}", file=out)
+    if len(problems) > SHOWN_FAILURES:
+        print(f"  … {len(problems) - SHOWN_FAILURES} more (see the reports: --report-dir)",
+              file=out)
+    if unsupported:
+        reasons: dict[str, int] = {}
+        for r in unsupported:
+            reason = (r.reason or "").split(": ", 1)[-1]
+            reasons[reason] = reasons.get(reason, 0) + 1
+        print(f"\nunsupported ({len(unsupported)}, never counted as passed):", file=out)
+        for reason, count in sorted(reasons.items(), key=lambda kv: -kv[1]):
+            print(f"  {count:4} {reason}", file=out)
