@@ -10,6 +10,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+
 from scrubcheck.reports import visible_whitespace, write_reports
 from scrubcheck.reports.html import render_html
 from scrubcheck.results import RunResult
@@ -132,6 +133,8 @@ def test_unsupported_reasons_and_errors_are_listed(page) -> None:
     assert "<h3>SKIPPED (1)</h3>" in page
     errors = page[page.index('<section id="errors">'):]
     assert "unclosed::length-no-recovery" in errors and "TIMEOUT" in errors
+    assert "<summary><b>Note:</b> KeyError: &#x27;finish_reason&#x27;</summary>" in errors
+    assert "line 9, in &lt;module&gt;\nKeyError" in errors
 
 
 def test_nul_and_surrogate_are_shown_as_escapes(page) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+
 from scrubcheck.reports import read_report, validate_report, write_reports
 from scrubcheck.reports.json_report import FORMAT_VERSION, SCHEMA_ID, load_schema, report_dict
 from scrubcheck.results import Failure, Holdback, RunResult, ScenarioResult

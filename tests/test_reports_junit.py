@@ -10,6 +10,7 @@ from xml.dom import minidom
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from scrubcheck.reports import write_reports
 from scrubcheck.reports.junit import render_junit
 from scrubcheck.results import Failure, Outcome, RunResult
@@ -67,6 +68,8 @@ def test_errors_and_timeouts_are_errors_with_their_reason(root) -> None:
     error = case(root, "length-no-recovery").find("error")
     assert (error.get("type"), error.get("message")) == (
         "ERROR", "harness error: KeyError('finish_reason')")
+    assert ("  note: Traceback (most recent call last):\n"
+            '          File "runner.py", line 9, in <module>\n') in error.text
     timeout = case(root, "stop-recovery-long").find("error")
     assert timeout.get("type") == "TIMEOUT"
     assert case(root, "stop-recovery-long").find("failure") is None

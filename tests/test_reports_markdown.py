@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
+
 from scrubcheck.reports import visible_whitespace, write_reports
 from scrubcheck.reports.markdown import render_markdown
 from scrubcheck.results import Outcome
@@ -170,8 +171,11 @@ def test_errors_timeouts_and_corpus_errors_are_listed(run) -> None:
     assert "**CORPUS ERROR** at level MUST (exit code 2)" in md
     assert "- `corpora/bad.yaml:7 [dup-id]: duplicate id 'dup-id'`" in section(md, "Corpus errors")
     errors = section(md, "Errors and timeouts")
-    assert "`unclosed::length-no-recovery`" in errors and "**ERROR**" in errors
-    assert "`exceeded the 10 s scenario time limit`" in errors
+    assert "### ERROR: `unclosed::length-no-recovery`" in errors
+    assert "### TIMEOUT: `unclosed::stop-recovery-long`" in errors
+    assert "`corpora/unclosed.yaml:52`: `exceeded the 10 s scenario time limit`" in errors
+    # the harness traceback is kept whole, in a code block
+    assert f"**Note:**\n\n```text\n{sample.TRACEBACK.strip()}\n```" in errors
 
 
 def test_pipes_in_cells_do_not_break_tables(run) -> None:

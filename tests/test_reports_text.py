@@ -7,6 +7,7 @@ import xml.etree.ElementTree as ET
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from scrubcheck.checks import visible as checks_visible
 from scrubcheck.reports import visible_whitespace
 from scrubcheck.reports.diff import diff_view, first_difference
@@ -95,6 +96,8 @@ def test_diff_view_names_an_earlier_whitespace_difference() -> None:
 
 def test_delta_list_is_exact_and_capped() -> None:
     assert delta_list(["a\x00", "\udc80b"]) == "['a\\x00', '\\udc80b']"
+    assert delta_list(list("a b\x00")) == "list('a b\\x00')"
+    assert eval(delta_list(list("it's"))) == list("it's")
     long = delta_list(["abcd"] * 1000, limit=100)
     assert long.endswith("more deltas, " + str(4 * (1000 - long.count("'abcd'"))) + " characters]")
 

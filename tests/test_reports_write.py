@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+
 from scrubcheck.reports import FORMATS, write_reports
 from scrubcheck.reports.analysis import failing_scenarios, reproductions, scenario_headline
 

@@ -235,6 +235,18 @@ def scrubber_checks(run: RunResult) -> str:
             + "</section>")
 
 
+def notes_html(notes: list[str]) -> str:
+    """Caveats as a list; a multi-line note (a traceback) collapsed in a <pre>."""
+    items = []
+    for note in notes:
+        if "\n" in note.strip():
+            items.append(f"<li><details><summary><b>Note:</b> {text(note.strip().splitlines()[-1])}"
+                         f"</summary><pre>{text(note.strip())}</pre></details></li>")
+        else:
+            items.append(f"<li><b>Note:</b> {text(note)}</li>")
+    return f"<ul>{''.join(items)}</ul>" if items else ""
+
+
 def _severity_key(result: ScenarioResult) -> str:
     return SEVERITY_KEYS[min(an.scenario_severity(result), 2)]
 
@@ -250,10 +262,7 @@ def scenario_block(result: ScenarioResult) -> str:
     ]
     if result.description:
         parts.append(f"<blockquote>{markdown(result.description)}</blockquote>")
-    notes = result_notes(result)
-    if notes:
-        parts.append("<ul>" + "".join(f"<li><b>Note:</b> {text(n)}</li>" for n in notes)
-                     + "</ul>")
+    parts.append(notes_html(result_notes(result)))
     if result.holdback is not None and any(f.check == "holdback" for f in result.failures):
         parts.append(f"<p>Hold-back: {text(holdback_text(result))}.</p>")
     if result.metrics:
@@ -293,7 +302,7 @@ def broken(run: RunResult) -> str:
     items = "".join(
         f'<li><span class="badge {r.outcome.value}">{r.outcome.value}</span>'
         f"<code>{text(an.scenario_title(r))}</code> (<code>{text(f'{r.file}:{r.line}')}</code>): "
-        f"<code>{text(r.reason or 'no reason given')}</code></li>"
+        f"<code>{text(r.reason or 'no reason given')}</code>{notes_html(result_notes(r))}</li>"
         for r in an.broken_scenarios(run))
     return f'<section id="errors"><h2>Errors and timeouts</h2><ul>{items}</ul></section>' \
         if items else ""

@@ -136,6 +136,17 @@ def scrubber_checks_table(run: RunResult) -> list[str]:
             _table(["check", "rules", "outcome", "metrics", "reason"], rows)]
 
 
+def notes_lines(notes: list[str]) -> list[str]:
+    """Caveats as a list; a multi-line note (a traceback) as a code block."""
+    lines = []
+    for note in notes:
+        if "\n" in note.strip():
+            lines += ["", "**Note:**", "", fenced(note.strip())]
+        else:
+            lines += ["", f"**Note:** {prose(note)}"]
+    return lines
+
+
 def scenario_section(number: int, result: ScenarioResult) -> list[str]:
     """One failing scenario, every failing check with its smallest reproduction."""
     lines = [f"### {number}. {code_span(an.scenario_title(result))}: "
@@ -145,9 +156,7 @@ def scenario_section(number: int, result: ScenarioResult) -> list[str]:
              f"{result.checks_run} checks"]
     if result.description:
         lines += [""] + ["> " + line for line in prose(result.description).splitlines()]
-    notes = result_notes(result)
-    if notes:
-        lines += ["", *(f"- **Note:** {prose(note)}" for note in notes)]
+    lines += notes_lines(result_notes(result))
     if result.holdback is not None and any(f.check == "holdback" for f in result.failures):
         lines += ["", f"Hold-back: {holdback_text(result)}."]
     metrics = metrics_text(result)
@@ -176,11 +185,14 @@ def broken_section(run: RunResult) -> list[str]:
     broken = an.broken_scenarios(run)
     if not broken:
         return []
-    lines = ["## Errors and timeouts", ""]
+    lines = ["## Errors and timeouts", "",
+             "The harness could not judge these; an ERROR is a harness or scrubber-loading "
+             "problem, a TIMEOUT a scrubber that did not finish in time."]
     for result in broken:
-        lines.append(f"- {code_span(an.scenario_title(result))} "
-                     f"({code_span(f'{result.file}:{result.line}')}) "
-                     f"**{result.outcome.value}**: {code_span(result.reason or 'no reason given')}")
+        lines += ["", f"### {result.outcome.value}: {code_span(an.scenario_title(result))}", "",
+                  f"{code_span(f'{result.file}:{result.line}')}: "
+                  f"{code_span(result.reason or 'no reason given')}"]
+        lines += notes_lines(result_notes(result))
     return lines
 
 

@@ -118,7 +118,10 @@ def scenario_text(result: ScenarioResult) -> str:
     ]
     if result.description:
         lines += ["  " + line for line in xml_safe(result.description).strip().splitlines()]
-    lines += [f"  note: {note}" for note in result_notes(result)]
+    for note in result_notes(result):
+        first, *rest = note.strip().splitlines() or [""]
+        lines.append(f"  note: {first}")
+        lines += [f"        {line}" for line in rest]
     metrics = metrics_text(result)
     if metrics:
         lines.append(f"  metrics: {metrics}")

@@ -76,8 +76,16 @@ def shorten(text: str, limit: int) -> str:
 
 
 def delta_list(deltas: list[str], limit: int = 2000) -> str:
-    """The deltas as a Python list literal (exact, copy-pasteable), cut at
-    `limit` characters with a note saying how much was left out."""
+    """The deltas as a Python expression (exact, copy-pasteable), cut at
+    `limit` characters with a note saying how much was left out.
+
+    One-character deltas (the `char` chunking) are written `list('text')`,
+    which reads far better than a list of single letters and is the same value.
+    """
+    if len(deltas) > 1 and all(len(d) == 1 for d in deltas):
+        joined = xml_safe(repr("".join(deltas)))
+        if len(joined) <= limit:
+            return f"list({joined})"
     shown = []
     length = 2
     for index, delta in enumerate(deltas):

@@ -13,6 +13,8 @@ from scrubcheck.results import Failure, Holdback, Outcome, RunResult, ScenarioRe
 SCRUBBER = "mypkg.scrub:ThinkStripper"
 SEED = 1234
 HOSTILE = "<script>alert('pwned')</script></think>"
+TRACEBACK = ('Traceback (most recent call last):\n  File "runner.py", line 9, in <module>\n'
+             "KeyError: 'finish_reason'\n")
 
 
 def replay(scenario: str, chunking: str) -> str:
@@ -104,6 +106,7 @@ def sample_run() -> RunResult:
             scenario_id="length-no-recovery", area="unclosed", rules=["R-UNCLOSED-3"],
             file="corpora/unclosed.yaml", line=40, description="No recovery on length.",
             outcome=Outcome.ERROR, reason="harness error: KeyError('finish_reason')",
+            notes=[TRACEBACK],
         ),
         ScenarioResult(
             scenario_id="stop-recovery-long", area="unclosed", rules=["R-UNCLOSED-2"],
