@@ -231,6 +231,16 @@ class ScenarioItem(pytest.Item):
         return Path(self.config.rootpath, ROOT_NAME, self.scenario.area), None, domain
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    """Point a skipped scenario's report at its YAML line, not at this plugin."""
+    report = yield
+    if isinstance(item, ScenarioItem) and report.skipped and isinstance(report.longrepr, tuple):
+        message = report.longrepr[2]
+        report.longrepr = (item.scenario.file, item.scenario.line, message)
+    return report
+
+
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """Name the listed-as-failing scenarios that passed, so the list is kept honest."""
     state = session.config.stash.get(_STATE, None)

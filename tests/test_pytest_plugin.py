@@ -1,0 +1,212 @@
+"""The pytest plugin, driven through pytest's own `pytester`: collection, outcomes,
+messages, the expected-failures file, corpus errors, and staying import-light."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+CORPUS = """\
+- id: demo-one-block
+  rules: [R-BLOCK-1]
+  description: One block before the answer.
+  deltas: ["<think>the user wants a greeting</think>", "Hello there!"]
+  visible: "Hello there!"
+  reasoning: ["the user wants a greeting"]
+- id: demo-no-tags
+  rules: [R-FID-1]
+  description: Plain answer text passes through, long enough to show any hold-back.
+  deltas: ["Just an answer, long enough ", "to lag well behind the reference scrubber."]
+  visible: "Just an answer, long enough to lag well behind the reference scrubber."
+  reasoning: []
+- id: demo-bracket
+  rules: [R-VOCAB-3]
+  description: Needs the bracket feature.
+  deltas: ["[THINK]private musing here[/THINK]Answer."]
+  visible: "Answer."
+  reasoning: ["private musing here"]
+  context: {features: [bracket]}
+"""
+
+SCRUBBERS = """\
+class Passthrough:
+    '''Returns every delta unchanged: leaks every block.'''
+
+    def feed(self, delta):
+        return delta
+
+    def flush(self):
+        return ""
+
+
+class Hoarder:
+    '''Scrubs correctly but emits nothing before flush() (SHOULD R-STREAM-2).'''
+
+    supported_features = frozenset({"bracket"})
+
+    def __init__(self, **context):
+        from scrubcheck.scrubbers.reference import ReferenceScrubber
+        self.inner = ReferenceScrubber(**context)
+        self.kept = []
+
+    def feed(self, delta):
+        self.kept.append(self.inner.feed(delta))
+        return ""
+
+    def flush(self):
+        out = "".join(self.kept) + self.inner.flush()
+        self.kept = []
+        return out
+"""
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makefile(".yaml", **{"corpus/demo": CORPUS})
+    pytester.makepyfile(scrubbers_under_test=SCRUBBERS)
+    return pytester
+
+
+def run(project: pytest.Pytester, scrubber: str, *args: str) -> pytest.RunResult:
+    return project.runpytest("-p", "no:cacheprovider", "--scrubber", scrubber,
+                             "--scrubcheck-corpus", "corpus", *args)
+
+
+def test_collects_one_readable_test_per_scenario(project) -> None:
+    result = run(project, "scrubbers_under_test.py:Passthrough", "--collect-only", "-q")
+    result.stdout.fnmatch_lines([
+        "scrubcheck::demo::demo-one-block",
+        "scrubcheck::demo::demo-no-tags",
+        "scrubcheck::demo::demo-bracket",
+        "3 tests collected*",
+    ])
+
+
+def test_a_conforming_scrubber_passes(project) -> None:
+    result = run(project, "reference")
+    result.assert_outcomes(passed=3)
+    result.stdout.fnmatch_lines(["scrubcheck: scrubber reference, corpus corpus, level must*"])
+
+
+def test_a_leaking_scrubber_fails_with_the_report_text(project) -> None:
+    result = run(project, "scrubbers_under_test.py:Passthrough", "-rs")
+    result.assert_outcomes(passed=1, failed=1, skipped=1)
+    result.stdout.fnmatch_lines([
+        "*_ demo::demo-one-block _*",
+        "demo::demo-one-block: FAIL (leaks reasoning): leak R-LEAK-1 in *",
+        "*[[]1[]] leak * R-LEAK-1 (MUST)*",
+        "*chunking: *",
+        "*deltas:   [[]*<think>*",
+        "*got:      <think>the*user*",
+        "*replay:   scrubcheck show demo-one-block --scrubber "
+        "scrubbers_under_test.py:Passthrough --chunking * --corpus corpus",
+    ])
+    # expected vs got with the difference marked, for the fidelity failure
+    result.stdout.fnmatch_lines(["*expected: Hello*there!", "*got:      *", "*^"])
+    # UNSUPPORTED is a skip with its reason, counted in pytest's summary
+    result.stdout.fnmatch_lines(["SKIPPED [[]1[]] corpus/demo.yaml:13: UNSUPPORTED: *features*"])
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+
+
+def test_filters_by_area_rule_and_keyword(project) -> None:
+    result = run(project, "reference", "--scrubcheck-rule", "R-FID-*", "--collect-only", "-q")
+    result.stdout.fnmatch_lines(["scrubcheck::demo::demo-no-tags", "1 test collected*"])
+    result = run(project, "reference", "--scrubcheck-area", "nothing-here", "--collect-only")
+    result.stdout.fnmatch_lines(["*no tests collected*"])
+    result = run(project, "reference", "-k", "R-BLOCK-1", "--collect-only", "-q")
+    result.stdout.fnmatch_lines(["scrubcheck::demo::demo-one-block", "1/3 tests collected*"])
+
+
+def test_should_failures_count_only_at_level_should(project) -> None:
+    result = run(project, "scrubbers_under_test.py:Hoarder", "--scrubcheck-rule", "R-FID-1")
+    result.assert_outcomes(passed=1)
+    result = run(project, "scrubbers_under_test.py:Hoarder", "--scrubcheck-rule", "R-FID-1",
+                 "--scrubcheck-level", "should")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*holdback · R-STREAM-2 (SHOULD)*",
+                                 "*deltas:   list('Just an answer, long enough to lag*')"])
+
+
+def test_xfail_file_marks_listed_scenarios_and_warns_about_stale_ids(project) -> None:
+    project.makefile(".txt", known_failures=textwrap.dedent("""\
+        # scenarios this scrubber is known to fail
+        demo-one-block      # leaks: fix in 2.0
+        scrubcheck::demo::demo-no-tags
+        gone-from-the-corpus
+    """))
+    result = run(project, "scrubbers_under_test.py:Passthrough",
+                 "--scrubcheck-xfail", "known_failures.txt")
+    result.assert_outcomes(xfailed=1, xpassed=1, skipped=1)
+    result.stdout.fnmatch_lines([
+        "*ScrubcheckWarning: known_failures.txt: 1 stale id(s) not in the corpus: "
+        "gone-from-the-corpus",
+    ])
+    result.stdout.fnmatch_lines([
+        "*ScrubcheckWarning: known_failures.txt: 1 listed id(s) now pass, remove them: "
+        "demo-no-tags",
+    ])
+    assert result.ret == pytest.ExitCode.OK
+
+
+def test_corpus_errors_fail_collection_with_their_location(project) -> None:
+    project.makefile(".yaml", **{"corpus/broken": textwrap.dedent("""\
+        - id: fine-scenario
+          rules: [R-FID-1]
+          description: Fine.
+          deltas: ["ok"]
+          visible: "ok"
+          reasoning: []
+        - id: bad-scenario
+          rules: [R-FID-1]
+          description: Misspelt key.
+          deltas: ["ok"]
+          visbile: "ok"
+          reasoning: []
+    """)})
+    result = run(project, "reference")
+    result.stdout.fnmatch_lines(["*scrubcheck corpus error(s):",
+                                 "*broken.yaml:*[[]bad-scenario[]]*"])
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.assert_outcomes(errors=1)
+
+
+def test_an_unloadable_scrubber_fails_collection(project) -> None:
+    result = run(project, "scrubbers_under_test.py:NoSuchClass")
+    result.stdout.fnmatch_lines(["*cannot load scrubber 'scrubbers_under_test.py:NoSuchClass'*"])
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+
+
+def test_without_the_option_nothing_is_collected(project) -> None:
+    project.makepyfile(test_plain="def test_plain():\n    assert True\n")
+    result = project.runpytest("-p", "no:cacheprovider", "-q")
+    result.assert_outcomes(passed=1)
+    assert "scrubcheck::" not in result.stdout.str()
+
+
+HEAVY = ("yaml", "jsonschema", "scrubcheck.runner", "scrubcheck.corpus", "scrubcheck.reports",
+         "scrubcheck.checks")
+
+
+def test_importing_the_plugin_imports_nothing_heavy() -> None:
+    code = ("import sys, scrubcheck.pytest_plugin; "
+            f"print([m for m in {HEAVY!r} if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_a_pytest_run_without_the_option_stays_light(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_light=f"""
+        import sys
+
+        def test_no_heavy_modules():
+            assert "scrubcheck.pytest_plugin" in sys.modules  # loaded by its entry point
+            assert [m for m in {HEAVY!r} if m in sys.modules] == []
+    """)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
