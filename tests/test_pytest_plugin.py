@@ -123,8 +123,12 @@ def test_filters_by_area_rule_and_keyword(project) -> None:
 
 
 def test_should_failures_count_only_at_level_should(project) -> None:
-    result = run(project, "scrubbers_under_test.py:Hoarder", "--scrubcheck-rule", "R-FID-1")
+    result = run(project, "scrubbers_under_test.py:Hoarder", "--scrubcheck-rule", "R-FID-1",
+                 "-rP")
     result.assert_outcomes(passed=1)
+    # not a failure at level must, but not hidden either
+    result.stdout.fnmatch_lines(["*scrubcheck SHOULD failures*",
+                                 "demo::demo-no-tags: FAIL (SHOULD): holdback R-STREAM-2*"])
     result = run(project, "scrubbers_under_test.py:Hoarder", "--scrubcheck-rule", "R-FID-1",
                  "--scrubcheck-level", "should")
     result.assert_outcomes(failed=1)

@@ -67,6 +67,24 @@ def test_summary_counts_every_outcome_and_groups_reasons(run) -> None:
     assert "Scrubber-wide checks (run once per scrubber): 1 PASS" in md
 
 
+def test_reasons_are_grouped_without_the_scrubber_name(run) -> None:
+    for result in run.results:
+        if result.outcome is Outcome.UNSUPPORTED:
+            result.reason = f"{sample.SCRUBBER}: does not declare feature(s) harmony"
+    md = section(render_markdown(run), "Summary")
+    assert ("- does not declare feature(s) harmony (2): `features::harmony-analysis`, "
+            "`features::bracket-think`") in md
+
+
+def test_long_id_lists_are_cut(run) -> None:
+    template = next(r for r in run.results if r.outcome is Outcome.SKIPPED)
+    run.results += [dataclasses.replace(template, scenario_id=f"gen-{i}") for i in range(40)]
+    md = section(render_markdown(run), "Summary")
+    line = next(x for x in md.splitlines() if x.startswith("- excluded by"))
+    assert line.startswith("- excluded by --exclude-label slow (41): `features::kimi-triangles`")
+    assert line.endswith("`features::gen-28` and 11 more")
+
+
 def test_unsupported_and_skipped_are_shown_even_when_zero(run) -> None:
     run.results = [r for r in run.results if r.outcome is Outcome.PASS]
     md = section(render_markdown(run), "Summary")
@@ -103,14 +121,19 @@ def test_failures_table_puts_leaks_first_and_counts_similar_chunkings(run) -> No
 
 def test_failing_scenarios_are_ordered_leaks_then_must_then_should(run) -> None:
     md = section(render_markdown(run), "Failing scenarios")
-    headings = re.findall(r"^### \d+\. `([^`]+)`", md, flags=re.MULTILINE)
-    assert headings == ["code::fence-closes-then-block", "robust::nul-and-surrogate",
-                        "blocks::back-to-back-newlines", "streaming::emit-decided-text"]
+    headings = re.findall(r"^### \d+\. `([^`]+)`: (.*)$", md, flags=re.MULTILINE)
+    assert headings == [("code::fence-closes-then-block", "leaks reasoning"),
+                        ("robust::nul-and-surrogate", "leaks reasoning"),
+                        ("blocks::back-to-back-newlines", "fails a MUST"),
+                        ("streaming::emit-decided-text", "fails a SHOULD")]
 
 
 def test_reproduction_is_the_chunking_with_fewest_deltas(run) -> None:
     md = section(render_markdown(run), "Failing scenarios")
-    leak = md[md.index("#### leak · R-LEAK-1"):md.index("#### expected · R-CODE-2")]
+    assert table_row(md, "[1]") == ["[1]", "leak", "R-LEAK-1", "MUST", "recorded (3 deltas)",
+                                     "13"]
+    assert table_row(md, "[2]") == ["[2]", "expected", "R-CODE-2", "MUST", "whole (1 delta)", "1"]
+    leak = md[md.index("#### [1] leak · R-LEAK-1"):md.index("#### [2] expected · R-CODE-2")]
     assert "13 failing chunkings (char, recorded and 11 similar)" in leak
     assert "chunking: recorded (3 deltas), failed after feed(deltas[1])" in leak
     assert "deltas:   ['```py\\nx = 1\\n```\\n<think>', 'the secret plan is here'" in leak
@@ -122,12 +145,22 @@ def test_reproduction_is_the_chunking_with_fewest_deltas(run) -> None:
 
 def test_expected_and_got_show_whitespace_and_the_difference(run) -> None:
     md = section(render_markdown(run), "Failing scenarios")
-    ws = md[md.index("#### expected · R-WS-1"):]
+    ws = md[md.index("#### [1] expected · R-WS-1"):]
     assert f"expected: {visible_whitespace('A' + chr(10) * 2 + 'B and C')}\n" in ws
     assert f"got:      {visible_whitespace('A' + chr(10) + 'B and C')}\n" in ws
     assert "\n            ^\n" in ws  # under the third character of both lines
     assert "the outputs differ only in whitespace" in ws
     assert "detail:   blank line after the removed block was dropped" in ws
+
+
+def test_a_check_failing_on_the_same_deltas_does_not_repeat_them(run) -> None:
+    scenario = next(r for r in run.results if r.scenario_id == "fence-closes-then-block")
+    scenario.failures[2].deltas = list(scenario.failures[1].deltas)
+    scenario.failures[2].chunking = "recorded"
+    md = section(render_markdown(run), "Failing scenarios")
+    expected = md[md.index("#### [2] expected · R-CODE-2"):]
+    assert "deltas:   as in [1]\n" in expected
+    assert "deltas:   ['```py" in md[md.index("#### [1] leak"):md.index("#### [2] expected")]
 
 
 def test_every_failing_check_has_a_replay_command(run) -> None:

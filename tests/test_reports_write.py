@@ -11,7 +11,13 @@ from pathlib import Path
 import pytest
 
 from scrubcheck.reports import FORMATS, write_reports
-from scrubcheck.reports.analysis import failing_scenarios, reproductions, scenario_headline
+from scrubcheck.reports.analysis import (
+    failing_checks,
+    failing_scenarios,
+    reproductions,
+    scenario_title,
+    severity_label,
+)
 
 _SAMPLE = Path(__file__).parent / "data" / "reports" / "sample_run.py"
 _spec = importlib.util.spec_from_file_location("reports_sample_run", _SAMPLE)
@@ -50,6 +56,7 @@ def test_formats_agree_on_counts_and_failures(tmp_path: Path) -> None:
     assert len(re.findall(r"^### \d+\. ", md, flags=re.MULTILINE)) == 4
     assert html.count('<details class="scenario"') == 4
     for result in failing_scenarios(run):
-        assert scenario_headline(result) in md
+        assert f"`{scenario_title(result)}`: {severity_label(result)}" in md
+        assert failing_checks(result) in html
         for repro in reproductions(result):
             assert repro.failure.replay in md and repro.failure.replay in html

@@ -180,12 +180,30 @@ def broken_scenarios(run: RunResult) -> list[ScenarioResult]:
     return [r for r in checked(run) if r.outcome in (Outcome.ERROR, Outcome.TIMEOUT)]
 
 
+MAX_LISTED_IDS = 30
+
+
+def id_list(ids: list[str], limit: int = MAX_LISTED_IDS) -> tuple[list[str], int]:
+    """The first `limit` ids and how many more there are (report.json has them all)."""
+    return ids[:limit], max(len(ids) - limit, 0)
+
+
+def short_reason(run: RunResult, reason: str | None) -> str:
+    """A reason without the scrubber's name in front: the report header names it."""
+    if not reason:
+        return "(no reason given)"
+    for prefix in (run.scrubber, run.scrubber.partition(":")[2]):
+        if prefix and reason.startswith(prefix + ": "):
+            return reason[len(prefix) + 2:]
+    return reason
+
+
 def grouped_reasons(run: RunResult, outcome: Outcome) -> list[tuple[str, list[str]]]:
     """(reason, scenario ids) for every result with `outcome`, commonest reason first."""
     by_reason: dict[str, list[str]] = defaultdict(list)
     for result in run.results:
         if result.outcome is outcome:
-            by_reason[result.reason or "(no reason given)"].append(
+            by_reason[short_reason(run, result.reason)].append(
                 f"{result.area}::{result.scenario_id}")
     return sorted(by_reason.items(), key=lambda item: (-len(item[1]), item[0]))
 
@@ -235,6 +253,17 @@ def capped_total(result: ScenarioResult) -> int:
 def checked(run: RunResult) -> list[ScenarioResult]:
     """Scenario results and the once-per-run scrubber checks (R-ROBUST-2)."""
     return [*run.results, *run.scrubber_checks]
+
+
+def severity_label(result: ScenarioResult) -> str:
+    """What kind of failure a failing scenario is, worst first, in words."""
+    return ("leaks reasoning", "fails a MUST", "fails a SHOULD", "fails")[
+        scenario_severity(result)]
+
+
+def failing_checks(result: ScenarioResult) -> str:
+    """`leak R-LEAK-1 · expected R-CODE-2`: the failing checks, worst first."""
+    return " · ".join(f"{r.failure.check} {r.failure.rule}" for r in reproductions(result))
 
 
 def scenario_title(result: ScenarioResult) -> str:

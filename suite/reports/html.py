@@ -21,6 +21,7 @@ from . import analysis as an
 from .scenario import (
     holdback_text,
     metrics_text,
+    numbered_reproductions,
     replay_command,
     repro_heading,
     repro_lines,
@@ -178,15 +179,19 @@ def header(run: RunResult) -> str:
             f'<div class="badges">{badges}</div><table class="facts">{rows}</table>')
 
 
+def _ids(ids: list[str]) -> str:
+    shown, more = an.id_list(ids)
+    return ", ".join(f"<code>{text(i)}</code>" for i in shown) + (
+        f" and {more} more" if more else "")
+
+
 def reasons(run: RunResult) -> str:
     parts = []
     for outcome in (Outcome.UNSUPPORTED, Outcome.SKIPPED):
         groups = an.grouped_reasons(run, outcome)
         total = sum(len(ids) for _, ids in groups)
-        items = "".join(
-            f"<li>{text(reason)} ({len(ids)}): "
-            + ", ".join(f"<code>{text(i)}</code>" for i in ids) + "</li>"
-            for reason, ids in groups)
+        items = "".join(f"<li>{text(reason)} ({len(ids)}): {_ids(ids)}</li>"
+                        for reason, ids in groups)
         parts.append(f"<h3>{outcome.value} ({total})</h3>"
                      + (f"<ul>{items}</ul>" if items else "<p class=muted>none</p>"))
     return '<section id="not-run"><h2>Not run</h2>' + "".join(parts) + "</section>"
@@ -251,6 +256,18 @@ def _severity_key(result: ScenarioResult) -> str:
     return SEVERITY_KEYS[min(an.scenario_severity(result), 2)]
 
 
+def check_table(result: ScenarioResult) -> str:
+    """One row per failing check of a scenario, numbered like the blocks below it."""
+    rows = []
+    for index, repro, _ in numbered_reproductions(result):
+        failure = repro.failure
+        smallest = f"{failure.chunking} ({plural(len(failure.deltas), 'delta')})"
+        rows.append([f"[{index}]", text(failure.check), f"<code>{text(failure.rule)}</code>",
+                     text(failure.level), text(smallest), str(repro.failing)])
+    return _table(["", "check", "rule", "level", "smallest failing chunking",
+                   "failing chunkings"], rows, 5)
+
+
 def scenario_block(result: ScenarioResult) -> str:
     """One failing scenario as a collapsible block; leaks start open."""
     key = _severity_key(result)
@@ -267,17 +284,19 @@ def scenario_block(result: ScenarioResult) -> str:
         parts.append(f"<p>Hold-back: {text(holdback_text(result))}.</p>")
     if result.metrics:
         parts.append(f"<p>Metrics: {text(metrics_text(result))}.</p>")
-    for repro in an.reproductions(result):
-        lines = repro_lines(repro)
+    parts.append(check_table(result))
+    for index, repro, same in numbered_reproductions(result):
+        lines = repro_lines(repro, same)
         shown = "\n".join(
             _mark_whitespace(line) if line.startswith(("expected:", "got:")) else escape(line)
             for line in lines)
-        parts.append(f"<h4>{text(repro_heading(repro))}</h4><pre>{shown}</pre>"
+        parts.append(f"<h4>[{index}] {text(repro_heading(repro))}</h4><pre>{shown}</pre>"
                      f"<pre>$ {text(replay_command(repro))}</pre>")
     open_attr = " open" if key == "leak" else ""
     return (f'<details class="scenario" data-severity="{key}"{open_attr}><summary>'
             f'<span class="sev sev-{key}">{label}</span><code>'
-            f"{text(an.scenario_title(result))}</code> {text(an.scenario_headline(result))}"
+            f"{text(an.scenario_title(result))}</code> {text(an.severity_label(result))}: "
+            f"{text(an.failing_checks(result))}"
             f"</summary>{''.join(parts)}</details>")
 
 

@@ -17,6 +17,7 @@ from .mdtext import cell, code_span, fenced, prose
 from .scenario import (
     holdback_text,
     metrics_text,
+    numbered_reproductions,
     replay_command,
     repro_heading,
     repro_lines,
@@ -90,8 +91,10 @@ def summary(run: RunResult) -> list[str]:
         total = sum(len(ids) for _, ids in groups)
         lines += ["", f"**{outcome.value}** ({total})" + (":" if groups else ": none")]
         for reason, ids in groups:
+            shown, more = an.id_list(ids)
             lines.append(f"- {prose(reason)} ({len(ids)}): "
-                         + ", ".join(code_span(i) for i in ids))
+                         + ", ".join(code_span(i) for i in shown)
+                         + (f" and {more} more" if more else ""))
     return lines
 
 
@@ -147,13 +150,25 @@ def notes_lines(notes: list[str]) -> list[str]:
     return lines
 
 
+def check_table(result: ScenarioResult) -> list[str]:
+    """One row per failing check of a scenario, worst first, numbered like the blocks."""
+    rows = []
+    for index, repro, _ in numbered_reproductions(result):
+        failure = repro.failure
+        smallest = f"{failure.chunking} ({plural(len(failure.deltas), 'delta')})"
+        rows.append([f"[{index}]", failure.check, failure.rule, failure.level, smallest,
+                     repro.failing])
+    return [_table(["", "check", "rule", "level", "smallest failing chunking", "failing chunkings"],
+                   rows, 5)]
+
+
 def scenario_section(number: int, result: ScenarioResult) -> list[str]:
     """One failing scenario, every failing check with its smallest reproduction."""
     lines = [f"### {number}. {code_span(an.scenario_title(result))}: "
-             f"{an.scenario_headline(result)}", "",
+             f"{an.severity_label(result)}", "",
              f"{code_span(f'{result.file}:{result.line}')} · rules "
-             f"{', '.join(result.rules)} · {result.chunkings_run} chunkings, "
-             f"{result.checks_run} checks"]
+             f"{', '.join(result.rules)} · {plural(result.chunkings_run, 'chunking')}, "
+             f"{plural(result.checks_run, 'check')}"]
     if result.description:
         lines += [""] + ["> " + line for line in prose(result.description).splitlines()]
     lines += notes_lines(result_notes(result))
@@ -162,9 +177,10 @@ def scenario_section(number: int, result: ScenarioResult) -> list[str]:
     metrics = metrics_text(result)
     if metrics:
         lines += ["", f"Metrics: {metrics}."]
-    for repro in an.reproductions(result):
-        lines += ["", f"#### {repro_heading(repro)}", "",
-                  fenced("\n".join(repro_lines(repro))), "",
+    lines += [""] + check_table(result)
+    for index, repro, same in numbered_reproductions(result):
+        lines += ["", f"#### [{index}] {repro_heading(repro)}", "",
+                  fenced("\n".join(repro_lines(repro, same))), "",
                   fenced(replay_command(repro), "sh")]
     return lines
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..results import ScenarioResult
 from .analysis import Reproduction, reproductions, scenario_headline, scenario_title
 from .diff import diff_view
-from .text import delta_list, xml_safe
+from .text import delta_list, plural, xml_safe
 
 LABEL_WIDTH = 10  # "expected: " and friends line up
 MAX_CHUNKING_NAMES = 8
@@ -45,20 +45,22 @@ def repro_heading(repro: Reproduction) -> str:
     return f"{repro.label}: {count} failing {plural} ({names})"
 
 
-def repro_lines(repro: Reproduction) -> list[str]:
+def repro_lines(repro: Reproduction, same_deltas_as: str | None = None) -> list[str]:
     """Aligned `label: value` lines describing the smallest failing chunking.
 
     Everything is printable and one line per field (except a multi-line detail,
     whose continuation lines are indented), so the block can go verbatim into a
-    code block, a <pre> or a terminal.
+    code block, a <pre> or a terminal. `same_deltas_as` names an earlier block
+    with the very same deltas, which are then not repeated.
     """
     failure = repro.failure
     view = diff_view(failure.expected, failure.got)
     n = len(failure.deltas)
+    deltas = f"as in {same_deltas_as}" if same_deltas_as else delta_list(failure.deltas)
     lines = [
-        _label("chunking") + f"{failure.chunking} ({n} delta{'' if n == 1 else 's'}), "
+        _label("chunking") + f"{failure.chunking} ({plural(n, 'delta')}), "
         + f"failed {where(failure.step)}",
-        _label("deltas") + delta_list(failure.deltas),
+        _label("deltas") + deltas,
     ]
     if view.expected is not None:
         lines.append(_label("expected") + view.expected)
@@ -73,6 +75,17 @@ def repro_lines(repro: Reproduction) -> list[str]:
         lines.append(_label("detail") + detail[0])
         lines.extend(" " * LABEL_WIDTH + line for line in detail[1:])
     return lines
+
+
+def numbered_reproductions(result: ScenarioResult) -> list[tuple[int, Reproduction, str | None]]:
+    """(number, reproduction, earlier block with the same deltas or None), worst first."""
+    seen: dict[tuple[str, ...], str] = {}
+    numbered = []
+    for index, repro in enumerate(reproductions(result), 1):
+        key = tuple(repro.failure.deltas)
+        numbered.append((index, repro, seen.get(key)))
+        seen.setdefault(key, f"[{index}]")
+    return numbered
 
 
 def replay_command(repro: Reproduction) -> str:
@@ -127,9 +140,9 @@ def scenario_text(result: ScenarioResult) -> str:
         lines.append(f"  metrics: {metrics}")
     if result.holdback is not None:
         lines.append(f"  hold-back: {holdback_text(result)}")
-    for index, repro in enumerate(reproductions(result), 1):
+    for index, repro, same in numbered_reproductions(result):
         lines.append("")
         lines.append(f"[{index}] {repro_heading(repro)}")
-        lines += ["  " + line for line in repro_lines(repro)]
+        lines += ["  " + line for line in repro_lines(repro, same)]
         lines.append("  " + _label("replay") + replay_command(repro))
     return "\n".join(lines)
