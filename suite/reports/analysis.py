@@ -38,9 +38,6 @@ def severity(failure: Failure) -> int:
     return 1 if failure.level == "MUST" else 2
 
 
-SEVERITY_LABELS = ("leaks reasoning", "MUST", "SHOULD")
-
-
 def scenario_severity(result: ScenarioResult) -> int:
     """The severity of the worst failure of a failing scenario (3 when none)."""
     return min((severity(f) for f in result.failures), default=3)

@@ -268,8 +268,11 @@ def check_table(result: ScenarioResult) -> str:
                    "failing chunkings"], rows, 5)
 
 
-def scenario_block(result: ScenarioResult) -> str:
-    """One failing scenario as a collapsible block; leaks start open."""
+OPEN_FIRST = 3  # the worst few start expanded; a page of fifty open leaks scans badly
+
+
+def scenario_block(result: ScenarioResult, expanded: bool = False) -> str:
+    """One failing scenario as a collapsible block."""
     key = _severity_key(result)
     label = {"leak": "leak", "must": "MUST", "should": "SHOULD"}[key]
     parts = [
@@ -292,7 +295,7 @@ def scenario_block(result: ScenarioResult) -> str:
             for line in lines)
         parts.append(f"<h4>[{index}] {text(repro_heading(repro))}</h4><pre>{shown}</pre>"
                      f"<pre>$ {text(replay_command(repro))}</pre>")
-    open_attr = " open" if key == "leak" else ""
+    open_attr = " open" if expanded else ""
     return (f'<details class="scenario" data-severity="{key}"{open_attr}><summary>'
             f'<span class="sev sev-{key}">{label}</span><code>'
             f"{text(an.scenario_title(result))}</code> {text(an.severity_label(result))}: "
@@ -312,7 +315,7 @@ def failures(run: RunResult) -> str:
         f'{boxes}<button id="expand">expand all</button> '
         '<button id="collapse">collapse all</button></div>')
     legend = f"<p class=muted>Leaks first, then MUST, then SHOULD. {text(WHITESPACE_LEGEND)}</p>"
-    blocks = "".join(scenario_block(r) for r in failing)
+    blocks = "".join(scenario_block(r, index < OPEN_FIRST) for index, r in enumerate(failing))
     return (f'<section id="failures"><h2>Failing scenarios ({len(failing)})</h2>'
             f"{legend}{controls}{blocks}</section>")
 
