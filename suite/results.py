@@ -7,7 +7,7 @@ The JSON report is `RunResult.to_dict()`; `RunResult.from_dict()` reads it back
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from enum import StrEnum
 
 
@@ -117,8 +117,8 @@ class RunResult:
 
     @classmethod
     def from_dict(cls, data: dict) -> RunResult:
-        data = dict(data)
-        data.pop("counts", None)
+        known = {f.name for f in fields(cls)}
+        data = {k: v for k, v in data.items() if k in known}
         results = [_result_from_dict(raw) for raw in data.pop("results", [])]
         checks = [_result_from_dict(raw) for raw in data.pop("scrubber_checks", [])]
         return cls(results=results, scrubber_checks=checks, **data)

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
+
 from scrubcheck.cli import main
 from scrubcheck.corpus import load_corpus
 from scrubcheck.corpus.coverage import MIN_SCENARIOS, feature_counts, rule_coverage

@@ -7,6 +7,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+
 from scrubcheck.corpus import default_corpus_dir, load_corpus
 from scrubcheck.corpus.families import FAMILIES
 from scrubcheck.corpus.family_case import LOOKALIKES

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from scrubcheck.cli import main
 from scrubcheck.corpus import load_corpus
 

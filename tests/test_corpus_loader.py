@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from scrubcheck.corpus import CorpusError, default_corpus_dir, load_corpus, select
 from scrubcheck.corpus.yamlsource import YamlSyntaxError, line_of, parse_yaml
 from scrubcheck.model import Context

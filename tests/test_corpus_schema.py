@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from jsonschema import Draft202012Validator
+
 from scrubcheck.corpus import default_corpus_dir
 from scrubcheck.corpus.schema import corpus_schema, validate_item
 from scrubcheck.corpus.yamlsource import parse_yaml

@@ -10,6 +10,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from tabulate import tabulate
+
 from scrubcheck.corpus import Corpus, corpus_files, default_corpus_dir, load_corpus
 from scrubcheck.corpus.coverage import (
     MIN_SCENARIOS,
@@ -20,7 +22,6 @@ from scrubcheck.corpus.coverage import (
     rule_coverage,
 )
 from scrubcheck.spec import SPEC_VERSION
-from tabulate import tabulate
 
 NAME = "coverage"
 HELP = "report how many corpus scenarios exercise each SPEC rule, area and feature"

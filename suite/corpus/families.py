@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from jsonschema import Draft202012Validator
+
 from scrubcheck.corpus import family_case, family_long, family_shapes, family_split, family_unclosed
 from scrubcheck.corpus.family_base import Family
 from scrubcheck.corpus.schema import Problem, problems_of
