@@ -10,7 +10,9 @@ import argparse
 import importlib
 import sys
 
-COMMAND_MODULES = ("run", "show", "lint", "coverage")
+COMMAND_MODULES = (
+    "run", "show", "lint", "coverage", "peers", "matrix", "diff", "hunt", "fuzz", "gateway",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
