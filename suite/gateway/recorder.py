@@ -1,0 +1,200 @@
+"""Record chat-completion streams through the official `openai` client (`gateway record`).
+
+Recording goes through the client an agent builder's app uses, so the capture
+shows what that app sees, while `tap` watches the raw bytes to tell a clean
+end from a cut. Every chunk is kept with its arrival time the moment it is
+parsed; a failure (HTTP error, error event, malformed JSON, cut connection,
+timeout) ends the capture with an error and keeps every chunk before it. The
+API key is passed to the client and nowhere else: it is redacted from any
+message before the message is kept.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+import openai
+
+from scrubcheck.gateway.capture import Capture, CaptureError, Chunk
+from scrubcheck.gateway.tap import Tap, TapTransport
+from scrubcheck.gateway.wire import CONTEXT_HEADER, SCENARIO_HEADER, parse_context_header
+
+#: Sent when no key is configured; the OpenAI client refuses an empty key.
+NO_KEY = "scrubcheck-no-key"
+REDACTED = "[redacted]"
+
+
+def public_url(url: str) -> str:
+    """`url` without user, password, query or fragment: what may be written down."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
+def redact(text: str, secret: str | None) -> str:
+    return text.replace(secret, REDACTED) if secret and len(secret) >= 4 else text
+
+
+class Recorder:
+    """One openai client for many recordings against one base URL (a client is costly
+    to build: its HTTP transport loads TLS certificates)."""
+
+    def __init__(self, base_url: str, *, api_key: str | None = None,
+                 timeout: float = 120.0) -> None:
+        self.base_url = base_url
+        self.timeout = timeout
+        self._secret = api_key
+        self._transport = TapTransport()
+        self._client = openai.OpenAI(
+            base_url=base_url, api_key=api_key or NO_KEY, max_retries=0,
+            default_headers={"Accept-Encoding": "identity"},  # the tap must see plain bytes
+            http_client=httpx.Client(transport=self._transport, timeout=timeout))
+
+    def __enter__(self) -> Recorder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._client.close()
+
+    def record(self, model: str, messages: list[dict[str, Any]], *, name: str,
+               extra_body: dict[str, Any] | None = None) -> Capture:
+        """Stream one chat completion and return its capture (never raises for the
+        stream's own failures: they become the capture's `error`)."""
+        capture = Capture(name=name, source="record", request={
+            "base_url": public_url(self.base_url), "model": model, "messages": messages,
+            **({"extra_body": extra_body} if extra_body else {})})
+        capture.started_at = datetime.now(UTC).isoformat(timespec="milliseconds")
+        start = time.monotonic()
+        try:
+            _stream(self._client, capture, model, messages, extra_body, start)
+        except Exception as exc:  # every failure of the stream is data; see _failure
+            capture.error = _failure(exc, capture, self.timeout)
+            if capture.error is None:
+                raise
+        finally:
+            capture.duration_s = time.monotonic() - start
+        _judge_end(capture, self._transport.tap)
+        _redact_capture(capture, self._secret)
+        return capture
+
+
+def record(base_url: str, model: str, messages: list[dict[str, Any]], *, name: str,
+           api_key: str | None = None, extra_body: dict[str, Any] | None = None,
+           timeout: float = 120.0) -> Capture:
+    """Record one stream with a client of its own."""
+    with Recorder(base_url, api_key=api_key, timeout=timeout) as recorder:
+        return recorder.record(model, messages, name=name, extra_body=extra_body)
+
+
+def _failure(exc: Exception, capture: Capture, timeout: float) -> CaptureError | None:
+    """The capture error for an exception of the client, or None for a bug of ours."""
+    kept = f"{len(capture.chunks)} chunks kept"
+    if isinstance(exc, openai.APIStatusError):
+        capture.response["status"] = exc.status_code
+        return CaptureError("http", f"HTTP {exc.status_code}: {exc.message}", exc.status_code)
+    if isinstance(exc, openai.APITimeoutError | httpx.TimeoutException):
+        return CaptureError("timeout", f"no data within {timeout:g} s; {kept}")
+    if isinstance(exc, openai.APIConnectionError):
+        cause = exc.__cause__ or exc
+        return CaptureError("connection", f"cannot reach the server: "
+                            f"{type(cause).__name__}: {cause}")
+    if isinstance(exc, openai.APIError):  # an error event inside the stream
+        return CaptureError("stream", f"the server sent an error event: {exc.message}; {kept}")
+    if isinstance(exc, json.JSONDecodeError):
+        return CaptureError("malformed", f"malformed JSON in a data: line after "
+                            f"{len(capture.chunks)} chunks ({exc.msg} at column {exc.colno}: "
+                            f"{exc.doc[:60]!r}); {kept}")
+    if isinstance(exc, httpx.TransportError):
+        return CaptureError("cut", f"the connection broke mid-stream after "
+                            f"{len(capture.chunks)} chunks ({type(exc).__name__}: {exc})")
+    return None
+
+
+def _stream(client: openai.OpenAI, capture: Capture, model: str,
+            messages: list[dict[str, Any]], extra_body: dict[str, Any] | None,
+            start: float) -> None:
+    stream = client.chat.completions.create(model=model, messages=messages,  # type: ignore
+                                            stream=True, extra_body=extra_body)
+    headers = stream.response.headers
+    capture.response["status"] = stream.response.status_code
+    if headers.get(SCENARIO_HEADER):
+        capture.response["scenario"] = headers[SCENARIO_HEADER]
+    announced = parse_context_header(headers.get(CONTEXT_HEADER))
+    if announced is not None:
+        capture.response["scrubcheck_context"] = announced
+    with stream:
+        for event in stream:
+            t = time.monotonic() - start
+            for key in ("id", "model", "system_fingerprint"):
+                value = getattr(event, key, None)
+                if isinstance(value, str) and key not in capture.response:
+                    capture.response[key] = value
+            chunk = _chunk(event, t)
+            if chunk is not None:
+                capture.chunks.append(chunk)
+
+
+def _chunk(event: Any, t: float) -> Chunk | None:
+    choice = next((c for c in event.choices or () if getattr(c, "index", 0) == 0), None)
+    if choice is None:
+        return None  # a usage-only chunk
+    delta = choice.delta
+
+    def text(field: str) -> str | None:
+        value = getattr(delta, field, None) if delta is not None else None
+        return value if isinstance(value, str) else None
+
+    tools = getattr(delta, "tool_calls", None) if delta is not None else None
+    return Chunk(t=t, content=text("content"), reasoning_content=text("reasoning_content"),
+                 reasoning=text("reasoning"), role=text("role"),
+                 finish_reason=choice.finish_reason if isinstance(choice.finish_reason, str)
+                 else None,
+                 tool_calls=[tc.model_dump(exclude_none=True) for tc in tools] if tools
+                 else None)
+
+
+def _judge_end(capture: Capture, tap: Tap) -> None:
+    capture.done = tap.done
+    if capture.error is not None or capture.response.get("status") != 200:
+        return
+    if tap.unfinished:
+        shown = tap.unfinished[:60].decode("utf-8", "replace")
+        capture.error = CaptureError("cut", f"the stream ended inside an event after "
+                                     f"{len(capture.chunks)} chunks: {shown!r}")
+    elif not tap.done and capture.finish_reason is None:
+        capture.error = CaptureError("cut", f"the stream ended after {len(capture.chunks)} "
+                                     "chunks without a finish_reason or data: [DONE]")
+
+
+def _redact_capture(capture: Capture, secret: str | None) -> None:
+    """Keep the key out of the capture even if a server echoed it back."""
+    if not secret or len(secret) < 4:
+        return
+    if capture.error is not None:
+        capture.error = CaptureError(capture.error.kind, redact(capture.error.message, secret),
+                                     capture.error.status)
+    capture.request = _redact_value(capture.request, secret)
+    capture.response = _redact_value(capture.response, secret)
+    capture.chunks = [Chunk.from_dict(_redact_value(c.to_dict(), secret))
+                      if secret in json.dumps(c.to_dict(), ensure_ascii=False) else c
+                      for c in capture.chunks]
+
+
+def _redact_value(value: Any, secret: str) -> Any:
+    if isinstance(value, str):
+        return redact(value, secret)
+    if isinstance(value, dict):
+        return {k: _redact_value(v, secret) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redact_value(v, secret) for v in value]
+    return value

@@ -1,0 +1,224 @@
+"""An OpenAI-compatible server that replays scenarios and captures (`gateway serve`).
+
+Endpoints: `POST /v1/chat/completions` (streaming and not), `GET /v1/models`
+and `GET /v1/models/{id}`; the `/v1` prefix is optional. Streams go out as
+OpenAI sends them, over HTTP/1.1 chunked transfer: one `data: {json}` event
+per HTTP chunk, flushed at once, so a client sees the recorded chunk
+boundaries; then `data: [DONE]`. Each response names what it plays in the
+`x-scrubcheck-scenario` header and the stream context in
+`x-scrubcheck-context` (see `scrubcheck.gateway.wire`). Errors are OpenAI
+error objects, so clients raise their usual exceptions. Binds to loopback
+unless told otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from scrubcheck.gateway.capture import Chunk
+from scrubcheck.gateway.replay import Catalog, Replay
+from scrubcheck.gateway.sse import DONE, encode_event
+from scrubcheck.gateway.wire import (
+    CONTEXT_HEADER,
+    SCENARIO_HEADER,
+    chunk_object,
+    completion_object,
+    context_header,
+    error_object,
+)
+
+LOOPBACK = "127.0.0.1"
+MAX_BODY = 8 * 1024 * 1024
+
+
+class ReplayServer(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, catalog: Catalog, host: str = LOOPBACK, port: int = 0, *,
+                 chunk_delay: float = 0.0, log: bool = False) -> None:
+        self.catalog = catalog
+        self.chunk_delay = chunk_delay
+        self.log = log
+        super().__init__((host, port), _Handler)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hangs up (the openai client closes a stream's connection after
+        [DONE] without reading on) is normal; anything else is reported."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
+
+    @property
+    def url(self) -> str:
+        """The base URL to give an OpenAI client (ends in /v1)."""
+        host, port = self.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+
+@contextmanager
+def running(server: ReplayServer) -> Iterator[ReplayServer]:
+    """Serve in a background thread for the duration of the block."""
+    thread = threading.Thread(target=server.serve_forever, name="scrubcheck-replay",
+                              daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: ReplayServer
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - base signature
+        if self.server.log:
+            sys.stderr.write(f"{self.address_string()} {format % args}\n")
+
+    # ------------------------------------------------------------ routing
+    def _path(self) -> str:
+        path = self.path.split("?", 1)[0].rstrip("/")
+        return path[3:] if path.startswith("/v1/") or path == "/v1" else path
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server naming
+        path = self._path()
+        if path == "/models":
+            data = [_model(m) for m in self.server.catalog.model_ids()]
+            self._json(200, {"object": "list", "data": data})
+        elif path.startswith("/models/") and path[8:] in self.server.catalog:
+            self._json(200, _model(path[8:]))
+        elif path.startswith("/models/"):
+            self._unknown_model(path[8:])
+        else:
+            self._not_found()
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server naming
+        if self._path() != "/chat/completions":
+            self._drain()
+            self._not_found()
+            return
+        body = self._body()
+        if body is None:
+            return
+        model = body.get("model")
+        if not isinstance(model, str) or not model:
+            self._json(400, error_object("you must provide a model parameter", param="model"))
+            return
+        scenario = body.get("scenario")
+        replay = self.server.catalog.lookup(model, scenario if isinstance(scenario, str) else None)
+        if replay is None:
+            self._unknown_model(scenario if isinstance(scenario, str) else model)
+            return
+        if body.get("stream") is True:
+            options = body.get("stream_options") or {}
+            usage = isinstance(options, dict) and options.get("include_usage") is True
+            self._stream(replay, model, usage)
+        else:
+            self._complete(replay, model)
+
+    # ---------------------------------------------------------- responses
+    def _body(self) -> dict[str, Any] | None:
+        length = int(self.headers.get("Content-Length") or 0)
+        if length > MAX_BODY:
+            self.close_connection = True
+            self._json(413, error_object("request body too large"))
+            return None
+        raw = self.rfile.read(length)
+        try:
+            body = json.loads(raw or b"null")
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            self._json(400, error_object(f"request body is not valid JSON: {exc}"))
+            return None
+        if not isinstance(body, dict):
+            self._json(400, error_object("request body must be a JSON object"))
+            return None
+        return body
+
+    def _drain(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        if 0 < length <= MAX_BODY:
+            self.rfile.read(length)
+
+    def _unknown_model(self, name: str) -> None:
+        self._json(404, error_object(
+            f"The model `{name}` does not exist: ask for a scenario id, area:NAME or "
+            "capture:NAME (GET /v1/models lists them)", param="model", code="model_not_found"))
+
+    def _not_found(self) -> None:
+        self._json(404, error_object(f"no route {self.command} {self.path}",
+                                     code="unknown_url"))
+
+    def _replay_headers(self, replay: Replay) -> None:
+        if replay.scenario:
+            self.send_header(SCENARIO_HEADER, replay.scenario)
+        if replay.context is not None:
+            self.send_header(CONTEXT_HEADER, context_header(replay.context))
+
+    def _json(self, status: int, data: dict[str, Any], replay: Replay | None = None) -> None:
+        body = json.dumps(data, ensure_ascii=True).encode("ascii")
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        if replay is not None:
+            self._replay_headers(replay)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _complete(self, replay: Replay, model: str) -> None:
+        data = completion_object(list(replay.chunks), completion_id=_completion_id(),
+                                 model=model, created=int(time.time()))
+        self._json(200, data, replay)
+
+    def _stream(self, replay: Replay, model: str, usage: bool) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self._replay_headers(replay)
+        self.end_headers()
+        ident, created = _completion_id(), int(time.time())
+        try:
+            for chunk in replay.chunks:
+                if self.server.chunk_delay:
+                    time.sleep(self.server.chunk_delay)
+                self._send_chunk(encode_event(
+                    chunk_object(chunk, completion_id=ident, model=model, created=created)))
+            if usage:
+                self._send_chunk(encode_event(_usage_chunk(replay.chunks, ident, model,
+                                                           created)))
+            self._send_chunk(DONE)
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True  # the client went away mid-stream
+
+    def _send_chunk(self, data: bytes) -> None:
+        self.wfile.write(b"%X\r\n%s\r\n" % (len(data), data))
+        self.wfile.flush()
+
+
+def _model(name: str) -> dict[str, Any]:
+    return {"id": name, "object": "model", "created": 0, "owned_by": "scrubcheck"}
+
+
+def _completion_id() -> str:
+    return f"chatcmpl-{uuid.uuid4().hex[:24]}"
+
+
+def _usage_chunk(chunks: tuple[Chunk, ...], ident: str, model: str,
+                 created: int) -> dict[str, Any]:
+    count = sum(1 for c in chunks if c.content is not None)
+    return {"id": ident, "object": "chat.completion.chunk", "created": created, "model": model,
+            "system_fingerprint": None, "choices": [],
+            "usage": {"prompt_tokens": 0, "completion_tokens": count, "total_tokens": count}}
