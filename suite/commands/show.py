@@ -47,7 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="give up on a scrubber that runs longer (default 60)")
 
 
-class _Timeout(Exception):
+class _Timeout(BaseException):  # not Exception: traces catch what scrubbers raise
     pass
 
 
