@@ -54,7 +54,9 @@ def _usage(message: str) -> int:
 # ------------------------------------------------------------------ record
 def _record_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--base-url", metavar="URL", help="OpenAI-compatible base URL (…/v1)")
-    p.add_argument("--model", metavar="M", help="model name to request")
+    p.add_argument("--model", action="append", metavar="M",
+                   help="model name to request; repeat to record several models "
+                        "(each with every prompt)")
     p.add_argument("--api-key-env", metavar="VAR",
                    help="name of the environment variable holding the API key "
                         "(the key is never written to captures, logs or messages)")
@@ -118,14 +120,20 @@ def _record(args: argparse.Namespace) -> int:
         return _usage("--extra-body must be a JSON object")
     if not prompts:
         return _usage(f"no prompts in {args.prompts}")
-    base = args.name or slug(args.model)
+    base = args.name or slug(args.model[0])
     captures: list[Capture] = []
     with Recorder(args.base_url, api_key=key, timeout=args.timeout) as recorder:
-        for index, prompt in enumerate(prompts, start=1):
-            messages = ([{"role": "system", "content": args.system}] if args.system else [])
-            messages.append({"role": "user", "content": prompt})
-            name = base if len(prompts) == 1 else f"{base}-{index}"
-            captures.append(recorder.record(args.model, messages, name=name, extra_body=extra))
+        for model in args.model:
+            for index, prompt in enumerate(prompts, start=1):
+                messages = ([{"role": "system", "content": args.system}] if args.system
+                            else [])
+                messages.append({"role": "user", "content": prompt})
+                name = args.name or slug(model)
+                if len(args.model) > 1 and args.name:
+                    name = f"{name}-{slug(model)}"
+                if len(prompts) > 1:
+                    name = f"{name}-{index}"
+                captures.append(recorder.record(model, messages, name=name, extra_body=extra))
     return _write_and_report(captures, args.out or Path(f"{base}.capture.json"))
 
 

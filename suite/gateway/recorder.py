@@ -101,7 +101,10 @@ def _failure(exc: Exception, capture: Capture, timeout: float) -> CaptureError |
     kept = f"{len(capture.chunks)} chunks kept"
     if isinstance(exc, openai.APIStatusError):
         capture.response["status"] = exc.status_code
-        return CaptureError("http", f"HTTP {exc.status_code}: {exc.message}", exc.status_code)
+        body = exc.body
+        said = body.get("message") if isinstance(body, dict) else None
+        return CaptureError("http", f"HTTP {exc.status_code}: "
+                            f"{said if isinstance(said, str) else exc.message}", exc.status_code)
     if isinstance(exc, openai.APITimeoutError | httpx.TimeoutException):
         return CaptureError("timeout", f"no data within {timeout:g} s; {kept}")
     if isinstance(exc, openai.APIConnectionError):

@@ -14,6 +14,7 @@ unless told otherwise.
 from __future__ import annotations
 
 import json
+import socket
 import sys
 import threading
 import time
@@ -21,7 +22,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, TypeVar
 
 from scrubcheck.gateway.capture import Chunk
 from scrubcheck.gateway.replay import Catalog, Replay
@@ -64,11 +65,14 @@ class ReplayServer(ThreadingHTTPServer):
         return f"http://{host}:{port}/v1"
 
 
+_S = TypeVar("_S", bound=ThreadingHTTPServer)
+
+
 @contextmanager
-def running(server: ReplayServer) -> Iterator[ReplayServer]:
-    """Serve in a background thread for the duration of the block."""
-    thread = threading.Thread(target=server.serve_forever, name="scrubcheck-replay",
-                              daemon=True)
+def running(server: _S) -> Iterator[_S]:
+    """Serve in a background thread for the duration of the block (any HTTP server)."""
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
+                              name="scrubcheck-replay", daemon=True)
     thread.start()
     try:
         yield server
@@ -81,6 +85,12 @@ def running(server: ReplayServer) -> Iterator[ReplayServer]:
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: ReplayServer
+
+    def setup(self) -> None:
+        super().setup()
+        # Each chunk must leave when written (a client sees the recorded boundaries in
+        # real time), and Nagle's algorithm would hold small writes for an ACK.
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - base signature
         if self.server.log:
