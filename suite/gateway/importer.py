@@ -12,10 +12,9 @@ nothing and are left out (SPEC section 11).
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
-
-import yaml
 
 from scrubcheck.corpus.overlap import overlaps
 from scrubcheck.gateway.capture import Capture
@@ -40,9 +39,27 @@ def scenario_reasoning(capture: Capture, analysis: Analysis) -> list[str]:
                       if line.strip() and line.strip() in text]
     if not candidates:
         candidates = list(analysis.inline_reasoning)
-    candidates = [c for c in dict.fromkeys(candidates) if c in text]
-    bad = overlaps(candidates, analysis.answer)
-    return [c for i, c in enumerate(candidates) if i not in bad]
+    kept: list[str] = []
+    for candidate in candidates:
+        kept.extend(_provable(candidate, analysis.answer))
+    return [c for c in dict.fromkeys(kept) if c in text]
+
+
+def _provable(reasoning: str, answer: str) -> list[str]:
+    """`reasoning` whole if it shares no window with the answer, else those of its lines
+    and then clauses that share none (SPEC section 11: only those prove a leak)."""
+    if not overlaps([reasoning], answer):
+        return [reasoning]
+    lines = [line.strip() for line in reasoning.splitlines() if line.strip()]
+    if len(lines) > 1:
+        return [part for line in lines for part in _provable(line, answer)]
+    clauses = [c for c in _CLAUSE.split(reasoning) if len(c) >= 8]
+    if len(clauses) <= 1:
+        return []
+    return [c for c in clauses if not overlaps([c], answer)]
+
+
+_CLAUSE = re.compile(r"(?<=[.;:,!?])\s+")
 
 
 def scenario_rules(analysis: Analysis) -> list[str]:
@@ -102,11 +119,44 @@ def scenario_item(capture: Capture, analysis: Analysis, scenario_id: str) -> dic
     return item
 
 
+_PLAIN_KEYS = ("id", "rules", "labels", "features")
+#: Characters YAML reads as line breaks or marks inside a quoted scalar; JSON leaves them raw.
+_YAML_BREAKS = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\x85",
+                "\ufeff": "\\ufeff"}
+
+
+def _quoted(text: str) -> str:
+    """A YAML double-quoted scalar: JSON escapes are YAML escapes too."""
+    out = json.dumps(text, ensure_ascii=False)
+    for raw, escaped in _YAML_BREAKS.items():
+        out = out.replace(raw, escaped)
+    return out
+
+
+def _value(key: str, value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return value if key in _PLAIN_KEYS else _quoted(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_value(key, v) for v in value) + "]"
+    raise TypeError(f"cannot write {type(value).__name__} for {key}")
+
+
 def scenarios_yaml(items: list[dict[str, Any]]) -> str:
-    """Corpus YAML for `items`: block style per scenario, flow style for short lists."""
-    chunks = []
+    """Corpus YAML in the corpus's own style: one line per key, strings double-quoted
+    (line feeds and edge spaces of deltas stay visible), lists in flow style."""
+    out = []
     for item in items:
-        text = yaml.safe_dump([item], sort_keys=False, allow_unicode=True,
-                              default_flow_style=None, width=100)
-        chunks.append(text)
-    return "\n".join(chunks)
+        lead = "- "
+        for key, value in item.items():
+            if isinstance(value, dict):
+                out.append(f"{lead}{key}:")
+                out.extend(f"    {k}: {_value(k, v)}" for k, v in value.items())
+            else:
+                out.append(f"{lead}{key}: {_value(key, value)}")
+            lead = "  "
+        out.append("")
+    return "\n".join(out)
