@@ -8,6 +8,7 @@ runner checks those values (R-ROBUST-1), it never trusts them.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from scrubcheck.adapters.context import unsupported_reason
@@ -23,6 +24,17 @@ class Session(Protocol):
     def feed(self, delta: str) -> object: ...
 
     def flush(self) -> object: ...
+
+
+@dataclass
+class BatchRun:
+    """A whole stream run in one go by a session that has `run_batch(deltas, flush)`
+    (an out-of-process peer: one round trip per stream, not per delta)."""
+
+    returns: list[object] = field(default_factory=list)  # each feed(), then flush() if it ran
+    flushed: bool = False
+    #: (call, step, summary, traceback) of the exception that stopped the stream, if any
+    error: tuple[str, int | None, str, str] | None = None
 
 
 class Adapter(ABC):

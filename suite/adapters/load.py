@@ -5,6 +5,7 @@ from __future__ import annotations
 from scrubcheck.adapters.base import Adapter
 from scrubcheck.adapters.batch import BatchAdapter
 from scrubcheck.adapters.context import required_positionals
+from scrubcheck.adapters.peer import PREFIX, PeerAdapter
 from scrubcheck.adapters.resolve import AdapterError, resolve_target, split_kind
 from scrubcheck.adapters.splitter import SplitterAdapter
 from scrubcheck.adapters.stream import StreamAdapter
@@ -16,9 +17,13 @@ def load_adapter(spec: str) -> Adapter:
     """Load the scrubber `spec` names; raises AdapterError with a clear message.
 
     Forms: `module:attr`, `path/to/file.py:attr`, a registered short name, each
-    optionally prefixed by `stream:` (default), `batch:` or `splitter:`.
+    optionally prefixed by `stream:` (default), `batch:` or `splitter:`; or
+    `peer:NAME` / `peer:path/to/peer.toml` for a peer program (docs/protocol.md).
     """
     if spec in _CACHE:
+        return _CACHE[spec]
+    if spec.startswith(PREFIX):  # a real scrubber in its own environment
+        _CACHE[spec] = PeerAdapter(spec)
         return _CACHE[spec]
     kind, target_spec = split_kind(spec)
     target = resolve_target(target_spec)

@@ -52,6 +52,12 @@ class _Abandoned(Exception):
 def time_stream(adapter: Adapter, text: str, size: int, budget: float | None = None) -> float:
     """CPU seconds to feed `text` in `size`-character deltas and flush; exceptions propagate."""
     session = adapter.open(Context())
+    timed = getattr(session, "time_stream", None)  # a peer times itself, not the pipe
+    if timed is not None:
+        seconds, abandoned = timed(text, size, budget)
+        if abandoned:
+            raise _Abandoned
+        return seconds
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from scrubcheck.adapters import Adapter, Session
+from scrubcheck.adapters.base import BatchRun
 from scrubcheck.model import Context
 
 _HARNESS_DIRS = tuple(
@@ -118,8 +119,12 @@ def drive(session: Session, deltas: tuple[str, ...] | list[str], *, flush: bool 
     """Feed `deltas` to an open session, then flush it; stop at the first exception."""
     trace = Trace(tuple(deltas))
     seen_reasoning = len(session.reasoning)
+    batched = getattr(session, "run_batch", None)  # out-of-process peers: one round trip
     try:
-        _drive(session, trace, flush)
+        if batched is not None:
+            _replay(batched(trace.deltas, flush), trace)
+        else:
+            _drive(session, trace, flush)
     finally:
         channel = session.reasoning[seen_reasoning:]
         trace.reasoning = "".join(r for r in channel if isinstance(r, str))
@@ -142,6 +147,15 @@ def _drive(session: Session, trace: Trace, flush: bool) -> None:
             return
         _record(trace, None, value)
         trace.flushed = True
+
+
+def _replay(run: BatchRun, trace: Trace) -> None:
+    """Fill `trace` from a whole stream a session ran by itself."""
+    for index, value in enumerate(run.returns):
+        _record(trace, index if index < len(trace.deltas) else None, value)
+    if run.error is not None:
+        trace.error = ScrubberError(*run.error)
+    trace.flushed = run.flushed and run.error is None
 
 
 def open_session(adapter: Adapter, context: Context) -> Session | ScrubberError:

@@ -1,0 +1,4 @@
+// Vercel AI SDK 6, extractReasoningMiddleware through streamText (see ai_sdk_peer.mjs).
+import { serveAiSdk } from "../ai_sdk_peer.mjs";
+
+await serveAiSdk("stream");

@@ -1,0 +1,52 @@
+"""pydantic-ai's streamed-text handling with thinking tags, as its model classes call it.
+
+Each delta goes to handle_text_delta with the default thinking tags; the
+answer is the text of the text-part events it yields, the reasoning channel
+the thinking-part events.
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.environ["SCRUBCHECK_PEERLOOP_DIR"])
+from peerloop import serve  # noqa: E402,I001
+
+from pydantic_ai._parts_manager import ModelResponsePartsManager  # noqa: E402
+from pydantic_ai.messages import (  # noqa: E402
+    PartDeltaEvent,
+    PartStartEvent,
+    TextPart,
+    TextPartDelta,
+    ThinkingPart,
+    ThinkingPartDelta,
+)
+from pydantic_ai.models import ModelRequestParameters  # noqa: E402
+
+TAGS = ("<think>", "</think>")
+
+
+class Stream:
+    def __init__(self) -> None:
+        self.manager = ModelResponsePartsManager(model_request_parameters=ModelRequestParameters())
+
+    def feed(self, delta: str) -> tuple[str, str]:
+        answer, reasoning = [], []
+        for event in self.manager.handle_text_delta(vendor_part_id="content", content=delta,
+                                                    thinking_tags=TAGS):
+            if isinstance(event, PartStartEvent):
+                if isinstance(event.part, TextPart):
+                    answer.append(event.part.content)
+                elif isinstance(event.part, ThinkingPart):
+                    reasoning.append(event.part.content or "")
+            elif isinstance(event, PartDeltaEvent):
+                if isinstance(event.delta, TextPartDelta):
+                    answer.append(event.delta.content_delta)
+                elif isinstance(event.delta, ThinkingPartDelta):
+                    reasoning.append(event.delta.content_delta or "")
+        return "".join(reasoning), "".join(answer)
+
+    def flush(self) -> tuple[str, str]:
+        return "", ""  # the manager holds nothing back
+
+
+serve(lambda context: Stream(), kind="stream-splitter", package="pydantic-ai-slim")

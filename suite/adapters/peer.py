@@ -1,0 +1,224 @@
+"""Real scrubbers in their own environments, driven over the peer protocol.
+
+`load_adapter("peer:hermes-stream")` (or `peer:path/to/peer.toml`) gives a
+`PeerAdapter`: the runner drives it like any other adapter, but each stream is
+one `run` request to the peer's adapter program (docs/protocol.md), so the
+chunking matrix costs one round trip per stream, not per delta. A peer that
+crashes or hangs turns the stream into a scrubber error carrying the tail of
+its stderr, and is restarted for the next stream.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+
+from scrubcheck.adapters.base import Adapter, BatchRun
+from scrubcheck.adapters.resolve import AdapterError
+from scrubcheck.model import Context
+
+PREFIX = "peer:"
+_ids = itertools.count(1)
+
+
+class _Foreign:
+    """A non-str value a peer returned, standing in for it in the harness (R-ROBUST-1)."""
+
+    def __init__(self, shown: str, text: str) -> None:
+        self._shown, self._text = shown, text
+
+    def __repr__(self) -> str:
+        return self._shown
+
+    def __str__(self) -> str:
+        return self._text
+
+
+_FOREIGN_TYPES: dict[str, type] = {}
+
+
+def decode(value: object) -> object:
+    """A protocol return value back to something the trace records faithfully."""
+    if not isinstance(value, dict):
+        return value
+    info = value.get("nonstr") or {}
+    name = str(info.get("type") or "object")
+    if not name.isidentifier():
+        name = "object"
+    cls = _FOREIGN_TYPES.setdefault(name, type(name, (_Foreign,), {}))
+    return cls(str(info.get("repr", "")), str(info.get("text", "")))
+
+
+def raised_error(raised: dict) -> tuple[str, int | None, str, str]:
+    """The protocol's `raised` object as (call, step, summary, traceback)."""
+    where = f" ({raised['where']})" if raised.get("where") else ""
+    summary = f"{raised.get('type', 'Exception')}: {raised.get('message', '')}{where}"
+    return (str(raised.get("call") or "feed"), raised.get("step"), summary,
+            str(raised.get("traceback") or summary))
+
+
+class PeerSession:
+    """One stream (one scrubber object inside the peer, kept for R-REUSE-1)."""
+
+    def __init__(self, adapter: PeerAdapter, context: Context) -> None:
+        self.adapter = adapter
+        self.context = adapter.wire_context(context)
+        self.reasoning: list[str] = []
+        self.stream = f"s{os.getpid()}-{next(_ids)}"
+        self.started = False  # the peer holds an object under self.stream
+        self.step = 0
+
+    def __del__(self) -> None:  # no I/O here: the next request carries the close
+        if self.started:
+            self.adapter.closing.append(self.stream)
+
+    def run_batch(self, deltas: tuple[str, ...], flush: bool) -> BatchRun:
+        """The whole stream in one `run` request."""
+        request = {"op": "run", "stream": self.stream, "context": self.context,
+                   "runs": [{"deltas": list(deltas), "flush": flush}]}
+        self.started = True
+        try:
+            response = self.adapter.request(request)
+        except PeerFailureError as exc:
+            return BatchRun(error=("peer", None, exc.describe(), exc.describe()))
+        run = (response.get("runs") or [{}])[0]
+        self.reasoning.extend(r for r in run.get("reasoning") or () if isinstance(r, str))
+        returns = [decode(v) for v in run.get("returns") or ()]
+        error = raised_error(run["raised"]) if run.get("raised") else None
+        return BatchRun(returns, flushed=flush and error is None, error=error)
+
+    # -- per-delta mode, for callers that feed by hand ------------------------------
+    def _single(self, op: str, **fields: object) -> object:
+        if not self.started:
+            self.started = True
+            self._check(self.adapter.request({"op": "start", "stream": self.stream,
+                                              "context": self.context}))
+        response = self.adapter.request({"op": op, "stream": self.stream, **fields})
+        self._check(response)
+        if response.get("reasoning"):
+            self.reasoning.append(response["reasoning"])
+        return decode(response.get("output"))
+
+    @staticmethod
+    def _check(response: dict) -> None:
+        if response.get("raised"):
+            call, step, summary, _ = raised_error(response["raised"])
+            raise PeerRaised(f"{summary} [in the peer's {call}"
+                             + (f" of delta {step}" if step is not None else "") + "]")
+
+    def feed(self, delta: str) -> object:
+        self.step += 1
+        return self._single("feed", delta=delta, step=self.step - 1)
+
+    def flush(self) -> object:
+        self.step = 0
+        return self._single("flush")
+
+    def time_stream(self, text: str, size: int, budget: float | None) -> tuple[float, bool]:
+        """CPU seconds the peer itself took (R-ROBUST-2), and whether it gave up."""
+        response = self.adapter.request({"op": "time", "context": self.context, "text": text,
+                                         "size": size, "budget": budget},
+                                        timeout_s=max(self.adapter.manifest.timeout_s, 120.0))
+        self._check(response)
+        return float(response["seconds"]), bool(response.get("abandoned"))
+
+
+class PeerRaised(Exception):
+    """The peer's scrubber raised (per-delta mode re-raises it in the harness)."""
+
+
+class PeerAdapter(Adapter):
+    """A shipped or user-written peer, by manifest."""
+
+    fresh_object_per_stream = True
+
+    def __init__(self, spec: str) -> None:
+        from scrubcheck.peers import ManifestError, find_manifest, launch_for, read_marker
+        from scrubcheck.peers.process import PeerProcess
+
+        target = spec.removeprefix(PREFIX)
+        try:
+            self.manifest = find_manifest(target)
+        except ManifestError as exc:
+            raise AdapterError(str(exc)) from exc
+        package = self.manifest.package
+        record = read_marker(package)
+        if record is None:
+            raise AdapterError(
+                f"peer {self.manifest.name!r} is not installed ({package.label}); run "
+                f"`scrubcheck peers install {self.manifest.name}`")
+        self.kind = self.manifest.adapter_kind
+        self.installed_version = record.version or package.version
+        context = self.manifest.context | ({"features"} if self.manifest.features else set())
+        super().__init__(spec, self.manifest.name, self.manifest.features, frozenset(context))
+        self.process = PeerProcess(launch_for(self.manifest), self.manifest.name)
+        self.closing: list[str] = []
+        self.hello: dict = {}
+        try:  # fail fast, with the peer's stderr, if its environment is broken
+            self.request({"op": "hello"})
+        except PeerFailureError as exc:
+            raise AdapterError(f"peer {self.manifest.name} did not start: {exc.describe()}") \
+                from exc
+
+    @property
+    def streams(self) -> bool:
+        return self.manifest.streams
+
+    def wire_context(self, context: Context) -> dict:
+        """The context as the protocol sends it (fixed modes already hold)."""
+        return {**context.as_kwargs(), "features": list(context.features)}
+
+    def unsupported_reason(self, context: Context) -> str | None:
+        for key, value in self.manifest.fixed_context:
+            if context.as_kwargs()[key] != value:
+                return (f"runs only with {key}={value!r} (a fixed mode of this parser), "
+                        f"this stream has {key}={context.as_kwargs()[key]!r}")
+        reason = super().unsupported_reason(context)
+        return reason and reason.replace("in its signature", "in its manifest").replace(
+            "in supported_features", "in its manifest")
+
+    def request(self, message: dict, timeout_s: float | None = None) -> dict:
+        """One request to the peer (starting it, and checking its hello, when needed)."""
+        from scrubcheck.peers.process import PeerFailure
+
+        try:
+            if not self.process.alive():
+                self.hello = self.process.request({"op": "hello"}, self.manifest.timeout_s * 3)
+                self._check_hello()
+            if self.closing:
+                message = {**message, "close": self.closing}
+                self.closing = []
+            return self.process.request(message, timeout_s or self.manifest.timeout_s)
+        except PeerFailure as exc:
+            raise PeerFailureError(exc) from exc
+
+    def _check_hello(self) -> None:
+        hello, manifest = self.hello, self.manifest
+        if hello.get("protocol") != 1:
+            raise AdapterError(f"peer {manifest.name}: speaks protocol "
+                               f"{hello.get('protocol')!r}, scrubcheck speaks 1")
+        if hello.get("kind") not in (None, manifest.protocol_kind):
+            raise AdapterError(f"peer {manifest.name}: the program says kind "
+                               f"{hello.get('kind')!r}, the manifest {manifest.kind!r}")
+        version = hello.get("version")
+        if manifest.package.ecosystem != "none" and version not in (None, manifest.package.version):
+            raise AdapterError(f"peer {manifest.name}: {manifest.package.name} {version} is "
+                               f"installed, the manifest pins {manifest.package.version}; run "
+                               f"`scrubcheck peers install --force {manifest.name}`")
+
+    def open(self, context: Context) -> PeerSession:
+        return PeerSession(self, context)
+
+    def close(self) -> None:
+        self.process.stop()
+
+
+class PeerFailureError(Exception):
+    """The peer died, hung or broke the protocol during a request."""
+
+    def __init__(self, failure: Exception) -> None:
+        super().__init__(str(failure))
+        self.failure = failure
+
+    def describe(self) -> str:
+        return self.failure.describe()

@@ -1,0 +1,112 @@
+"""`scrubcheck peers install|list`: build and show the real scrubbers' environments.
+
+`install` with no names builds every peer that is not heavy (heavy ones, such
+as vLLM, only when named); environments live in the cache (see
+`scrubcheck.peers.envs`) and are built once. `list` says what is installed,
+with the versions read back from each environment.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from scrubcheck.peers import (
+    InstallError,
+    ManifestError,
+    cache_root,
+    env_dir,
+    install,
+    read_marker,
+    shipped_manifests,
+)
+from scrubcheck.peers.manifest import Manifest
+
+NAME = "peers"
+HELP = "install and list the real scrubbers (peers) that the matrix compares"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="peers_command", metavar="ACTION")
+    inst = sub.add_parser("install", help="build peer environments (all non-heavy by default)")
+    inst.add_argument("names", nargs="*", metavar="NAME", help="peers to install")
+    inst.add_argument("--force", action="store_true", help="rebuild even when installed")
+    sub.add_parser("list", help="show every peer, its package and whether it is installed")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        manifests = shipped_manifests()
+    except ManifestError as exc:
+        print(f"scrubcheck peers: {exc}", file=sys.stderr)
+        return 2
+    if args.peers_command == "install":
+        return _install(manifests, args.names, args.force)
+    if args.peers_command == "list":
+        return _list(manifests)
+    print("scrubcheck peers: choose an action: install or list", file=sys.stderr)
+    return 2
+
+
+def select_manifests(manifests: list[Manifest], names: list[str]) -> list[Manifest]:
+    """The named peers (raising ManifestError for an unknown one), or every non-heavy one."""
+    if not names:
+        return [m for m in manifests if not m.heavy]
+    by_name = {m.name: m for m in manifests}
+    unknown = [n for n in names if n not in by_name]
+    if unknown:
+        raise ManifestError(f"unknown peer(s) {', '.join(unknown)}; known: "
+                            + ", ".join(sorted(by_name)))
+    return [by_name[n] for n in names]
+
+
+def _install(manifests: list[Manifest], names: list[str], force: bool) -> int:
+    try:
+        chosen = select_manifests(manifests, names)
+    except ManifestError as exc:
+        print(f"scrubcheck peers install: {exc}", file=sys.stderr)
+        return 2
+    packages: dict[str, list[Manifest]] = {}
+    for manifest in chosen:
+        packages.setdefault(manifest.package.env_name, []).append(manifest)
+    skipped = [m.name for m in manifests if m.heavy and m not in chosen]
+    print(f"peer environments in {cache_root()}")
+    started = time.monotonic()
+    failed = 0
+    for index, users in enumerate(packages.values(), 1):
+        package = users[0].package
+        print(f"[{index}/{len(packages)}] {package.label} "
+              f"(for {', '.join(m.name for m in users)})", flush=True)
+        try:
+            outcome = install(package, force=force, say=lambda line: print(line, flush=True))
+        except InstallError as exc:
+            failed += 1
+            print(f"    FAILED: {exc}", flush=True)
+            continue
+        if outcome.status == "already installed":
+            print(f"    already installed ({package.env_name}; --force rebuilds it)")
+        else:
+            print(f"    installed {package.label} in {outcome.record.seconds:.0f} s")
+    if skipped:
+        print(f"not installed (heavy, install by name): {', '.join(skipped)}")
+    print(f"done in {time.monotonic() - started:.0f} s"
+          + (f"; {failed} environment(s) FAILED" if failed else ""))
+    return 1 if failed else 0
+
+
+def _list(manifests: list[Manifest]) -> int:
+    print(f"peer environments in {cache_root()}")
+    width = max(len(m.name) for m in manifests)
+    for manifest in manifests:
+        record = read_marker(manifest.package)
+        if record is None:
+            state = "not installed" + (" (heavy: install by name)" if manifest.heavy else "")
+        elif manifest.package.ecosystem == "none":
+            state = "ready (no package)"
+        else:
+            state = f"installed {record.version} ({env_dir(manifest.package).name})"
+        tag = " [model]" if manifest.model_of else ""
+        print(f"{manifest.name:<{width}}  {manifest.kind:<18}  {manifest.package.label:<28}  "
+              f"{state}{tag}")
+    return 0

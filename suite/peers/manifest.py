@@ -1,0 +1,245 @@
+"""Peer manifests: what a real scrubber is, how to install it and how to drive it.
+
+Each peer is a folder `scrubbers/peers/<name>/` holding `peer.toml` and the
+adapter program the manifest names (run inside the peer's own environment).
+Loading validates everything a typo could break, with the file and key in the
+message, because a manifest error found halfway through a matrix run wastes
+an hour.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from scrubcheck.adapters.context import CONTEXT_KEYS
+from scrubcheck.vocabulary import FEATURES
+
+#: Manifest kind -> (adapter kind, streams?, protocol kind).
+KINDS: dict[str, tuple[str, bool, str]] = {
+    "streaming scrubber": ("stream", True, "stream"),
+    "batch scrubber": ("batch", False, "batch"),
+    "streaming splitter": ("splitter", True, "stream-splitter"),
+    "batch splitter": ("splitter", False, "batch-splitter"),
+}
+ECOSYSTEMS = ("pypi", "npm", "none")
+_NAME = re.compile(r"^[a-z0-9][a-z0-9.-]*$")
+_TOP_KEYS = {"name", "title", "kind", "entry", "program", "features", "context",
+             "fixed_context", "heavy", "model_of", "restrictions", "timeout_s", "package"}
+_PACKAGE_KEYS = {"ecosystem", "name", "version", "no_deps", "extra", "env"}
+
+
+class ManifestError(Exception):
+    """A manifest that cannot be used (a usage error)."""
+
+
+@dataclass(frozen=True)
+class Package:
+    """What goes into the peer's environment."""
+
+    ecosystem: str  # pypi | npm | none
+    name: str = ""
+    version: str = ""
+    no_deps: bool = False
+    extra: tuple[str, ...] = ()  # further requirements, pinned
+    env: tuple[tuple[str, str], ...] = ()  # environment variables at install and run time
+
+    @property
+    def env_name(self) -> str:
+        """The environment's folder name; peers with the same package share it."""
+        if self.ecosystem == "none":
+            return "none"
+        return f"{self.ecosystem}-{self.name}-{self.version}"
+
+    def spec_hash(self) -> str:
+        """Hash of everything that decides the environment's contents (the install marker)."""
+        data = {"ecosystem": self.ecosystem, "name": self.name, "version": self.version,
+                "no_deps": self.no_deps, "extra": list(self.extra)}
+        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+
+    @property
+    def label(self) -> str:
+        if self.ecosystem == "none":
+            return "(no package)"
+        prefix = "npm " if self.ecosystem == "npm" else ""
+        return f"{prefix}{self.name}=={self.version}" if self.ecosystem == "pypi" \
+            else f"{prefix}{self.name}@{self.version}"
+
+
+@dataclass(frozen=True)
+class Manifest:
+    name: str
+    title: str
+    kind: str  # one of KINDS
+    entry: str  # the real entry point the adapter program drives (documentation)
+    program: Path  # the adapter program, absolute
+    package: Package
+    features: frozenset[str] = frozenset()
+    context: frozenset[str] = frozenset()
+    fixed_context: tuple[tuple[str, object], ...] = ()  # a mode the peer always runs in
+    heavy: bool = False  # installed only when named
+    model_of: str | None = None  # our model of a proposal, not a released implementation
+    restrictions: tuple[str, ...] = ()  # shown wherever results are
+    timeout_s: float = 20.0  # per request
+    folder: Path = field(default=Path("."))
+
+    @property
+    def adapter_kind(self) -> str:
+        return KINDS[self.kind][0]
+
+    @property
+    def streams(self) -> bool:
+        return KINDS[self.kind][1]
+
+    @property
+    def protocol_kind(self) -> str:
+        return KINDS[self.kind][2]
+
+    @property
+    def language(self) -> str:
+        return "node" if self.program.suffix in (".mjs", ".js") else "python"
+
+    def all_restrictions(self) -> list[str]:
+        """Every way this peer is not run like the reference, in words."""
+        notes = list(self.restrictions)
+        for key, value in self.fixed_context:
+            notes.append(f"runs only with {key}={json.dumps(value)} (a fixed mode); streams "
+                         "with another value are UNSUPPORTED")
+        if self.model_of:
+            notes.insert(0, f"a model of {self.model_of}, not released code")
+        return notes
+
+
+def shipped_dir() -> Path:
+    """The folder of the peers shipped with scrubcheck."""
+    from scrubcheck import scrubbers
+
+    return Path(scrubbers.__file__).resolve().parent / "peers"
+
+
+def shipped_manifests() -> list[Manifest]:
+    """Every shipped peer, by name; raises ManifestError on the first broken manifest."""
+    manifests = [load_manifest(path) for path in sorted(shipped_dir().glob("*/peer.toml"))]
+    check_shared_environments(manifests)
+    return manifests
+
+
+def find_manifest(name_or_path: str) -> Manifest:
+    """A shipped peer by name, or a manifest file or folder by path."""
+    path = Path(name_or_path).expanduser()
+    if path.is_dir():
+        path = path / "peer.toml"
+    if path.suffix == ".toml" or path.exists():
+        if not path.is_file():
+            raise ManifestError(f"peer manifest {name_or_path!r} not found")
+        return load_manifest(path)
+    candidate = shipped_dir() / name_or_path / "peer.toml"
+    if not candidate.is_file():
+        known = ", ".join(sorted(p.parent.name for p in shipped_dir().glob("*/peer.toml")))
+        raise ManifestError(f"unknown peer {name_or_path!r} (shipped peers: {known})")
+    return load_manifest(candidate)
+
+
+def load_manifest(path: Path) -> Manifest:
+    """Read and validate one peer.toml."""
+    path = Path(path).resolve()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ManifestError(f"{path}: {exc}") from exc
+    return _validate(data, path)
+
+
+def _fail(path: Path, message: str) -> ManifestError:
+    return ManifestError(f"{path}: {message}")
+
+
+def _str_list(data: dict, key: str, path: Path) -> tuple[str, ...]:
+    value = data.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise _fail(path, f"{key} must be a list of strings")
+    return tuple(value)
+
+
+def _validate(data: dict, path: Path) -> Manifest:
+    unknown = set(data) - _TOP_KEYS
+    if unknown:
+        raise _fail(path, f"unknown key(s) {', '.join(sorted(unknown))}")
+    for key in ("name", "title", "kind", "entry", "program"):
+        if not isinstance(data.get(key), str) or not data[key]:
+            raise _fail(path, f"{key} is required and must be a non-empty string")
+    name = data["name"]
+    if not _NAME.match(name):
+        raise _fail(path, f"name {name!r}: use lower case letters, digits, '.' and '-'")
+    if path.name == "peer.toml" and path.parent.name != name:
+        raise _fail(path, f"name {name!r} differs from its folder {path.parent.name!r}")
+    if data["kind"] not in KINDS:
+        raise _fail(path, f"kind {data['kind']!r}: choose from {', '.join(KINDS)}")
+    program = (path.parent / data["program"]).resolve()
+    if not program.is_file():
+        raise _fail(path, f"program {data['program']!r} not found next to the manifest")
+    features = _str_list(data, "features", path)
+    bad = [f for f in features if f not in FEATURES]
+    if bad:
+        raise _fail(path, f"unknown feature(s) {', '.join(bad)}")
+    context = _str_list(data, "context", path)
+    bad = [k for k in context if k not in CONTEXT_KEYS]
+    if bad:
+        raise _fail(path, f"unknown context key(s) {', '.join(bad)}")
+    fixed = data.get("fixed_context", {})
+    if not isinstance(fixed, dict) or any(k not in CONTEXT_KEYS for k in fixed):
+        raise _fail(path, "fixed_context must be a table of context keys")
+    timeout = data.get("timeout_s", 20.0)
+    if not isinstance(timeout, int | float) or timeout <= 0:
+        raise _fail(path, "timeout_s must be a positive number")
+    return Manifest(
+        name=name, title=data["title"], kind=data["kind"], entry=data["entry"],
+        program=program, package=_package(data.get("package"), path),
+        features=frozenset(features), context=frozenset(context) | frozenset(fixed),
+        fixed_context=tuple(sorted(fixed.items())), heavy=bool(data.get("heavy", False)),
+        model_of=data.get("model_of"), restrictions=_str_list(data, "restrictions", path),
+        timeout_s=float(timeout), folder=path.parent,
+    )
+
+
+def _package(raw: object, path: Path) -> Package:
+    if raw is None:
+        return Package("none")
+    if not isinstance(raw, dict):
+        raise _fail(path, "[package] must be a table")
+    unknown = set(raw) - _PACKAGE_KEYS
+    if unknown:
+        raise _fail(path, f"[package]: unknown key(s) {', '.join(sorted(unknown))}")
+    ecosystem = raw.get("ecosystem")
+    if ecosystem not in ECOSYSTEMS:
+        raise _fail(path, f"[package] ecosystem must be one of {', '.join(ECOSYSTEMS)}")
+    env = raw.get("env", {})
+    if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
+        raise _fail(path, "[package] env must be a table of strings")
+    if ecosystem == "none":
+        return Package("none", env=tuple(sorted(env.items())))
+    for key in ("name", "version"):
+        if not isinstance(raw.get(key), str) or not raw[key]:
+            raise _fail(path, f"[package] {key} is required")
+    version = raw["version"]
+    if not re.match(r"^[0-9][0-9A-Za-z.+-]*$", version):
+        raise _fail(path, f"[package] version {version!r} must be one exact version")
+    return Package(ecosystem, raw["name"], version, bool(raw.get("no_deps", False)),
+                   _str_list(raw, "extra", path), tuple(sorted(env.items())))
+
+
+def check_shared_environments(manifests: list[Manifest]) -> None:
+    """Peers that name the same package and version share one environment, so they must
+    ask for the same install; two different installs under one folder would be a lie."""
+    seen: dict[str, Manifest] = {}
+    for manifest in manifests:
+        key = manifest.package.env_name
+        other = seen.setdefault(key, manifest)
+        if other.package.spec_hash() != manifest.package.spec_hash():
+            raise ManifestError(
+                f"{manifest.name} and {other.name} both install {key} but differently "
+                "(no_deps or extra differ): make them agree")

@@ -1,0 +1,194 @@
+"""One running peer program: JSON lines over its stdin/stdout, with a timeout per request.
+
+The harness never imports a peer; it talks to the peer's adapter program
+(docs/protocol.md). A peer that dies or stops answering is killed and started
+again on the next request, so one bad stream costs one scenario, not the run.
+Its stderr goes to a log file, whose tail explains every crash and timeout.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+STDERR_TAIL = 1200  # characters of the peer's stderr quoted in a crash report
+
+
+class PeerFailure(Exception):
+    """The peer process died, hung or broke the protocol; `kind` says which."""
+
+    def __init__(self, kind: str, message: str, stderr_tail: str = "") -> None:
+        super().__init__(message)
+        self.kind = kind  # "crash", "timeout" or "protocol"
+        self.stderr_tail = stderr_tail
+
+    def describe(self) -> str:
+        tail = self.stderr_tail.strip()
+        return str(self) + (f"; peer stderr (tail): {tail}" if tail else "; peer stderr: empty")
+
+
+@dataclass(frozen=True)
+class Launch:
+    """How to start a peer program."""
+
+    argv: tuple[str, ...]
+    cwd: str | None = None
+    env: tuple[tuple[str, str], ...] = ()
+    log_dir: str | None = None  # where stderr logs go (a temp dir when None)
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child before exec
+    """Linux: kill the peer when the worker that started it is killed (no orphans)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except Exception:
+        pass
+
+
+class PeerProcess:
+    """A peer program, started on first use and after every failure."""
+
+    def __init__(self, launch: Launch, name: str) -> None:
+        self.launch = launch
+        self.name = name
+        self.proc: subprocess.Popen | None = None
+        self.owner = 0  # the pid that started it: a forked worker starts its own
+        self.stderr_path: Path | None = None
+        self._buffer = b""
+        self._next_id = 0
+        self.restarts = 0
+
+    # -- lifecycle ------------------------------------------------------------
+    def _start(self) -> None:
+        log_dir = Path(self.launch.log_dir or _default_log_dir())
+        log_dir.mkdir(parents=True, exist_ok=True)
+        self.stderr_path = log_dir / f"{self.name}-{os.getpid()}-{self.restarts}.stderr"
+        env = dict(os.environ)
+        env.update(dict(self.launch.env))
+        with open(self.stderr_path, "wb") as err:
+            self.proc = subprocess.Popen(
+                list(self.launch.argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=err, cwd=self.launch.cwd, env=env, bufsize=0,
+                preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+            )
+        self.owner = os.getpid()
+        self._buffer = b""
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.owner == os.getpid() and self.proc.poll() is None
+
+    def stop(self) -> None:
+        """End the process if this process started it (a forked copy leaves it alone)."""
+        proc, self.proc = self.proc, None
+        if proc is None or self.owner != os.getpid():
+            return
+        try:
+            proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        proc.stdout.close()
+
+    def _fail(self, kind: str, message: str) -> PeerFailure:
+        proc = self.proc
+        if proc is not None and self.owner == os.getpid():
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+            code = proc.returncode
+            if kind == "crash":
+                message += f" ({_exit_text(code)})"
+            proc.stdout.close()
+            proc.stdin.close()
+        self.proc = None
+        self.restarts += 1
+        return PeerFailure(kind, message, self.stderr_tail())
+
+    def stderr_tail(self) -> str:
+        if self.stderr_path is None or not self.stderr_path.exists():
+            return ""
+        with open(self.stderr_path, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            size = handle.tell()
+            handle.seek(max(0, size - STDERR_TAIL * 4))
+            text = handle.read().decode("utf-8", "replace")
+        return text[-STDERR_TAIL:]
+
+    # -- requests -------------------------------------------------------------
+    def request(self, message: dict, timeout_s: float) -> dict:
+        """Send one request and return its response; raises PeerFailure (and restarts
+        the peer on the next request) when it dies, hangs or answers nonsense."""
+        if not self.alive():
+            if self.proc is not None and self.owner == os.getpid():
+                self._fail("crash", "exited between requests")  # reap it; start afresh
+            self._start()
+        self._next_id += 1
+        message = {**message, "id": self._next_id}
+        line = json.dumps(message, ensure_ascii=True).encode("ascii") + b"\n"
+        try:
+            self.proc.stdin.write(line)
+        except (BrokenPipeError, OSError):
+            raise self._fail("crash", "the peer process died before reading the request") \
+                from None
+        response = self._read_line(timeout_s)
+        try:
+            data = json.loads(response)
+        except ValueError:
+            raise self._fail("protocol", "the peer wrote a line that is not JSON: "
+                             + response[:200].decode("utf-8", "replace")) from None
+        if not isinstance(data, dict) or data.get("id") != self._next_id:
+            raise self._fail("protocol", f"the peer answered {str(data)[:200]} to request "
+                                         f"{self._next_id}")
+        if not data.get("ok"):
+            error = data.get("error") or {}
+            raise PeerFailure("protocol", f"the peer rejected {message.get('op')!r}: "
+                              f"{error.get('type')}: {error.get('message')}", self.stderr_tail())
+        return data
+
+    def _read_line(self, timeout_s: float) -> bytes:
+        deadline = time.monotonic() + timeout_s
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self._buffer:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise self._fail("timeout", f"the peer did not answer within {timeout_s:g} s; "
+                                            "it was killed and will be restarted")
+            ready, _, _ = select.select([fd], [], [], left)
+            if not ready:
+                continue
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                raise self._fail("crash", "the peer process died")
+            self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        return line
+
+
+def _default_log_dir() -> str:
+    import tempfile
+
+    return os.path.join(tempfile.gettempdir(), f"scrubcheck-peer-logs-{os.getuid()}")
+
+
+def _exit_text(code: int | None) -> str:
+    if code is None:
+        return "exit status unknown"
+    if code < 0:
+        try:
+            return f"killed by signal {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit code {code}"
