@@ -1,0 +1,82 @@
+"""`scrubcheck fuzz`: coverage-guided fuzzing (atheris/libFuzzer) of a scrubber.
+
+Saved crash inputs are replayed first; then `--jobs` fuzzing processes run for
+`--time` seconds. Each distinct failure is shrunk and printed as a minimal
+corpus scenario (`--save DIR` writes them). The same fuzz target runs on
+OSS-Fuzz / ClusterFuzzLite: see fuzz/README.md. Exit 0 when nothing fails at
+`--level`, 1 on findings, 2 on usage errors (atheris missing included).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from scrubcheck.adapters import AdapterError
+from scrubcheck.hunt import Finding
+from scrubcheck.hunt.fuzzing import FuzzSettings, atheris_problem, fuzz
+from scrubcheck.hunt.report import exit_code, print_finding, print_summary, save_findings
+
+NAME = "fuzz"
+HELP = "coverage-guided fuzzing with atheris; findings become minimal scenarios"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--scrubber", default="reference", metavar="SPEC",
+                        help="module:attr, path/file.py:attr or a registered name, optionally "
+                             "prefixed batch: or splitter: (default: reference)")
+    parser.add_argument("--against", metavar="SPEC",
+                        help="differential mode: also report where the two scrubbers disagree")
+    parser.add_argument("--time", type=float, default=60.0, metavar="S",
+                        help="seconds to fuzz (default 60)")
+    parser.add_argument("--jobs", type=int, default=1, metavar="N",
+                        help="fuzzing processes in parallel (default 1)")
+    parser.add_argument("--seed", type=int, default=None, metavar="N",
+                        help="libFuzzer seed (default: random)")
+    parser.add_argument("--save", type=Path, metavar="DIR",
+                        help="write each finding to DIR/<id>.yaml for review")
+    parser.add_argument("--work-dir", type=Path, metavar="DIR",
+                        help="corpus and crash inputs (default: ~/.cache/scrubcheck/fuzz/<spec>)")
+    parser.add_argument("--no-replay", action="store_true",
+                        help="do not replay the saved crash inputs first")
+    parser.add_argument("--input-timeout", type=int, default=10, metavar="S",
+                        help="seconds one input may take before it is reported as a hang")
+    parser.add_argument("--level", choices=("must", "should"), default="must",
+                        help="which findings make the exit code 1 (default: must)")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.time <= 0 or args.jobs < 1:
+        return _usage("--time must be positive and --jobs at least 1")
+    problem = atheris_problem()
+    if problem:
+        return _usage(problem)
+    options = FuzzSettings(seconds=args.time, jobs=args.jobs, seed=args.seed,
+                           work_dir=args.work_dir, against=args.against,
+                           input_timeout=args.input_timeout, replay=not args.no_replay)
+
+    def announce(finding: Finding) -> None:
+        print_finding(finding)
+        sys.stdout.flush()
+
+    try:
+        result = fuzz(args.scrubber, options, on_finding=announce)
+    except AdapterError as exc:
+        return _usage(f"cannot load scrubber: {exc}")
+    print_summary("fuzz", result.spec, result.findings, result.seconds, [
+        f"{result.executions:,} inputs executed by {result.runs} fuzzing process runs "
+        f"({args.jobs} in parallel); {result.replayed} saved crash inputs replayed first",
+        f"work directory: {result.work_dir}",
+    ], result.errors)
+    if args.save and result.findings:
+        for path in save_findings(result.findings, args.save):
+            print(f"saved: {path}")
+    if result.errors and not result.findings:
+        return 2
+    return exit_code(result.findings, args.level)
+
+
+def _usage(message: str) -> int:
+    print(f"scrubcheck fuzz: {message}", file=sys.stderr)
+    return 2

@@ -1,0 +1,395 @@
+"""Building stream models from a `Chooser`: every SPEC shape, in the vocabulary a scrubber declares.
+
+One builder serves Hypothesis (choices are draws, so its shrinker simplifies the
+structure), the fuzzer (choices are input bytes) and replays. Option 0 of every
+choice is the simplest, so shrinking heads for one plain block in `<think>`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from scrubcheck.adapters.context import CONTEXT_KEYS
+from scrubcheck.generate.canary import canary_run
+from scrubcheck.generate.chooser import Chooser, chance, more, pick
+from scrubcheck.generate.model import (
+    CANARY,
+    CODE,
+    NOISE,
+    Answer,
+    Block,
+    Bypass,
+    Item,
+    Marker,
+    Orphan,
+    Prefill,
+    Reasoning,
+    RenderedStream,
+    Splice,
+    StreamModel,
+    Unclosed,
+    render,
+)
+from scrubcheck.generate.pieces import (
+    CODE_WORDS,
+    FENCE_INFO,
+    FENCE_LINES,
+    ODD_UNICODE,
+    PUNCTUATION,
+    WHITESPACE,
+    WORDS,
+    answer_literals,
+    case_variant,
+    foreign_delimiters,
+    lookalikes,
+)
+from scrubcheck.model import FINISH_REASONS, Context
+from scrubcheck.vocabulary import FEATURES, Tag, build_vocabulary
+
+ITEM_KINDS = ("prose", "block", "span", "fence", "orphan", "nested", "bypass", "splice", "marker")
+
+
+@dataclass(frozen=True)
+class Profile:
+    """What streams a scrubber can be given fairly (SPEC R-CTX-1): the features it
+    declares and the context keys it accepts. `max_items` bounds a stream's parts."""
+
+    features: tuple[str, ...] = ()
+    context_keys: frozenset[str] = field(default_factory=lambda: frozenset(CONTEXT_KEYS))
+    max_items: int = 6
+
+    @classmethod
+    def of(cls, *adapters: object, max_items: int = 6) -> Profile:
+        """What every one of `adapters` (scrubcheck Adapters) can receive."""
+        features = set(FEATURES)
+        keys = set(CONTEXT_KEYS)
+        for adapter in adapters:
+            features &= set(adapter.supported_features)  # type: ignore[attr-defined]
+            keys &= set(adapter.accepted_context)  # type: ignore[attr-defined]
+        return cls(tuple(sorted(features)), frozenset(keys), max_items)
+
+
+class _Builder:
+    def __init__(self, ch: Chooser, profile: Profile) -> None:
+        self.ch = ch
+        self.profile = profile
+        self.serial = 0
+        self.labels: list[str] = []
+
+    def label(self, name: str) -> None:
+        if name not in self.labels:
+            self.labels.append(name)
+
+    # -- context and vocabulary ---------------------------------------------
+    def context(self) -> Context:
+        ch, keys, features = self.ch, self.profile.context_keys, self.profile.features
+        enabled: tuple[str, ...] = ()
+        if features:
+            mode = ch.below(3)
+            if mode == 1:
+                enabled = (pick(ch, features),)
+            elif mode == 2:
+                enabled = tuple(features)
+        prefill = "starts_in_reasoning" in keys and chance(ch, 4)
+        inline = {"inline_answer", "finish_reason"} <= keys and chance(ch, 4)
+        finish = "stop"
+        if inline and ch.below(2):
+            finish = pick(ch, FINISH_REASONS[1:])
+        return Context(prefill, inline, finish, enabled)
+
+    def use(self, context: Context) -> None:
+        self.vocabulary = build_vocabulary(context.features)
+        tags = self.vocabulary.tags
+        self.opens = [t for t in tags if t.kind == "open"]
+        self.closes = [t for t in tags if t.kind == "close"]
+        self.markers = [t for t in tags if t.kind == "marker"]
+        self.foreign = foreign_delimiters(self.vocabulary)
+        self.literals = answer_literals(self.vocabulary)
+        if context.features:
+            self.label("features")
+
+    def text_of(self, tag: Tag) -> str:
+        style = self.ch.below(4)
+        if style:
+            self.label("case")
+        return case_variant(tag.text, style)
+
+    def close_of(self, tag: Tag) -> Tag:
+        return next(t for t in self.closes if t.name == tag.name)
+
+    # -- reasoning -------------------------------------------------------------
+    def canaries(self) -> str:
+        count = 1 + self.ch.below(3)
+        run = canary_run(self.serial, count)
+        self.serial += count
+        return run
+
+    def reasoning(self, ends: list[Tag], *, one_line: bool = False, stray: int = 0) -> Reasoning:
+        """Canaries and noise that none of `ends` terminates (except inside code)."""
+        ch = self.ch
+        if not one_line and chance(ch, 10):
+            self.label("empty-block")
+            return Reasoning(((NOISE, pick(ch, ("", "\n\n", "\n", " "))),))
+        parts: list[tuple[str, str]] = [(CANARY, self.canaries())]
+        if stray:
+            parts.insert(0, (NOISE, "`" * stray))
+        ending = {t.text for t in ends}
+        while more(ch, len(parts), 7, 3):
+            sep = pick(ch, (" ", "", "\n")) if not one_line else pick(ch, (" ", ""))
+            parts.append((NOISE, sep))
+            parts.append(self.reasoning_part(ending, one_line))
+        return Reasoning(tuple(p for p in parts if p[1]))
+
+    def reasoning_part(self, ending: set[str], one_line: bool) -> tuple[str, str]:
+        ch = self.ch
+        kind = ch.below(8)
+        if kind == 1:
+            return NOISE, pick(ch, (" ", "\t") if one_line else ("\n", "\n\n", "\r\n", " "))
+        if kind == 2:
+            self.label("open-in-block")
+            return NOISE, self.text_of(pick(ch, self.opens))
+        if kind == 3:
+            others = [t for t in self.closes if t.text not in ending]
+            if others:
+                self.label("other-close")
+                return NOISE, self.text_of(pick(ch, others))
+        if kind in (3, 4):
+            options = [*self.foreign, *(lk for lk in lookalikes("think") if "\n" not in lk)]
+            self.label("foreign-in-block")
+            return NOISE, pick(ch, options)
+        if kind == 5 and not one_line:
+            closes = [t for t in self.closes if t.text in ending]
+            self.label("code-in-block")
+            inner = self.text_of(pick(ch, closes))
+            return CODE, pick(ch, (f" `{inner}` ", f" ``a `{inner}` b`` ", f" ```{inner}``` "))
+        if kind == 6 and not one_line:
+            return NOISE, pick(ch, ("\n```\n", "\n~~~ py\n"))
+        if kind == 7 and self.markers:
+            return NOISE, self.text_of(pick(ch, self.markers))
+        return CANARY, self.canaries()
+
+    # -- answer text ---------------------------------------------------------
+    def prose(self, *, one_line: bool = False) -> str:
+        ch = self.ch
+        tokens = [pick(ch, WORDS)]
+        while more(ch, len(tokens), 8, 2):
+            category = ch.below(5)
+            if category == 1:
+                options = WHITESPACE
+            elif category == 2:
+                options = PUNCTUATION
+            elif category == 3:
+                options = ODD_UNICODE
+                self.label("unicode")
+            elif category == 4:
+                options = self.literals
+                self.label("lookalike")
+            else:
+                options = WORDS
+            token = pick(ch, options)
+            sep = pick(ch, (" ", "", "\n"))
+            if one_line and "\n" in token + sep:
+                continue
+            tokens.append(sep + token)
+        return "".join(tokens)
+
+    def code_content(self) -> str:
+        ch = self.ch
+        kind = ch.below(4)
+        if kind == 1:
+            opener = pick(ch, self.opens)
+            return self.text_of(opener) + "x" + self.text_of(self.close_of(opener))
+        if kind == 2:
+            return pick(ch, CODE_WORDS)
+        if kind == 3:
+            return pick(ch, [lk for lk in self.literals if "\n" not in lk]).strip()
+        return self.text_of(pick(ch, self.vocabulary.tags))
+
+    def span(self) -> Answer:
+        self.label("span")
+        run = "`" * (1 + self.ch.below(3))
+        content = self.code_content()
+        if len(run) in {len(m) for m in re.findall("`+", content)} or not content.strip("`"):
+            content = "x"
+        return Answer(run + content + run, "span")
+
+    def fence(self, *, unclosed: bool = False) -> Answer:
+        ch = self.ch
+        self.label("fence")
+        char = pick(ch, ("`", "~"))
+        length = 3 + ch.below(2)
+        eol = pick(ch, ("\n", "\r\n"))
+        lines = [self.fence_line()]
+        while more(ch, len(lines), 4, 2):
+            lines.append(self.fence_line())
+        text = char * length + pick(ch, FENCE_INFO) + eol + "".join(line + eol for line in lines)
+        if unclosed:
+            return Answer(text.removesuffix(eol) if chance(ch, 2) else text, "open-fence")
+        closing = char * (length + ch.below(2)) + pick(ch, ("", " ", "\t"))
+        return Answer(text + closing + eol, "fence")
+
+    def fence_line(self) -> str:
+        if self.ch.below(2):
+            return self.code_content()
+        return pick(self.ch, FENCE_LINES)
+
+    # -- items -------------------------------------------------------------------
+    def block(self, opener: Tag | None = None, *, one_line: bool = False,
+              stray: int = 0) -> Block:
+        opener = opener or pick(self.ch, self.opens)
+        closer = self.close_of(opener)
+        self.label("block")
+        reasoning = self.reasoning([closer], one_line=one_line, stray=stray)
+        return Block(self.text_of(opener), reasoning, self.text_of(closer))
+
+    def items(self) -> list[Item]:
+        ch = self.ch
+        items: list[Item] = []
+        while more(ch, len(items), self.profile.max_items, 3):
+            kind = ITEM_KINDS[ch.below(len(ITEM_KINDS))]
+            items.extend(self.item(kind))
+        return items
+
+    def item(self, kind: str) -> list[Item]:
+        ch = self.ch
+        if kind == "block":
+            return [self.block()]
+        if kind == "span":
+            return [self.span()]
+        if kind == "fence":
+            return [self.fence()]
+        if kind == "orphan" or (kind == "marker" and not self.markers):
+            self.label("orphan")
+            return [Orphan(self.text_of(pick(ch, self.closes)))]
+        if kind == "marker":
+            self.label("marker")
+            return [Marker(self.text_of(pick(ch, self.markers)))]
+        if kind == "nested":
+            return self.nested()
+        if kind == "bypass":
+            return [self.bypass()]
+        if kind == "splice":
+            return [self.splice()]
+        return [Answer(self.prose())]
+
+    def nested(self) -> list[Item]:
+        """`<think>a <think>b</think>c</think>`: no nesting is counted (R-BLOCK-2)."""
+        self.label("nested")
+        opener = pick(self.ch, self.opens)
+        block = self.block(opener)
+        inner = ((NOISE, self.text_of(opener)), (NOISE, " "))
+        block = Block(block.open, Reasoning(inner + block.reasoning.parts), block.close)
+        return [block, Answer(self.prose()), Orphan(self.text_of(self.close_of(opener)))]
+
+    def bypass(self) -> Bypass:
+        """R-CODE-3: an unmatched run of one length does not guard a tag."""
+        ch = self.ch
+        self.label("bypass")
+        run = 1 + ch.below(3)
+        stray = pick(ch, [0, *(n for n in (1, 2, 3) if n != run)])
+        trail_run = pick(ch, [0, *(n for n in (1, 2, 3) if n not in (run, stray))])
+        if trail_run:
+            self.label("code-7")
+        block = self.block(one_line=True, stray=stray)
+        return Bypass(pick(ch, WORDS), run, block, trail_run, self.prose(one_line=True))
+
+    def splice(self) -> Splice:
+        ch = self.ch
+        self.label("splice")
+        tag = pick(ch, [*self.opens, *self.closes])
+        text = self.text_of(tag)
+        at = 1 + ch.below(len(text) - 1)
+        inner: Block | Orphan
+        if ch.below(2):
+            inner = Orphan(self.text_of(pick(ch, self.closes)))
+        else:
+            inner = self.block()
+        if tag.kind == "close":
+            return Splice(text, at, inner)
+        closer = self.close_of(tag)
+        return Splice(text, at, inner, self.reasoning([closer]), self.text_of(closer))
+
+    def unclosed(self, context: Context, opener: Tag | None) -> Unclosed:
+        """R-UNCLOSED-1..3: the last line is answer only when it will be recovered."""
+        ch = self.ch
+        self.label("unclosed")
+        ends = [self.close_of(opener)] if opener else list(self.closes)
+        recovers = context.inline_answer and context.finish_reason == "stop"
+        if recovers and chance(ch, 4):
+            reasoning = self.reasoning(ends, one_line=True)
+            return Unclosed(self.text_of(opener) if opener else "", reasoning, None)
+        reasoning = self.reasoning(ends)
+        last: str | None = None
+        if recovers:
+            self.label("inline-recovered")
+            last = self.prose(one_line=True)
+        elif ch.below(2):
+            self.label("last-line")
+            last = self.canaries()
+        return Unclosed(self.text_of(opener) if opener else "", reasoning, last)
+
+    def build(self) -> StreamModel:
+        ch = self.ch
+        context = self.context()
+        self.use(context)
+        if context.starts_in_reasoning:
+            self.label("prefill")
+            if chance(ch, 4):
+                tail = self.unclosed(context, None)
+                return StreamModel(context, None, (), tail, tuple(self.labels))
+            reasoning = self.reasoning(list(self.closes))
+            prefill = Prefill(reasoning, self.text_of(pick(ch, self.closes)))
+        else:
+            prefill = None
+        items = self.items()
+        tail = None
+        ending = ch.below(6)
+        if ending == 1:
+            tail = self.unclosed(context, pick(ch, self.opens))
+        elif ending == 2:
+            items.append(self.fence(unclosed=True))
+        elif ending == 3:
+            self.label("partial-end")
+            text = self.text_of(pick(ch, self.vocabulary.tags))
+            items.append(Answer(text[: 1 + ch.below(len(text) - 1)]))
+        return StreamModel(context, prefill, tuple(items), tail, tuple(self.labels))
+
+
+def choose_context(ch: Chooser, profile: Profile | None = None) -> Context:
+    """A context `profile` can receive: features, pre-fill, inline answer, finish reason."""
+    return _Builder(ch, profile or Profile()).context()
+
+
+def build_answer_model(ch: Chooser, profile: Profile | None = None) -> StreamModel:
+    """A stream of answer text only (prose, code spans, fences): its text is its output."""
+    b = _Builder(ch, profile or Profile())
+    b.use(Context(features=b.profile.features))
+    items: list[Item] = [Answer(b.prose())]
+    while more(ch, len(items), b.profile.max_items, 3):
+        items.extend(b.item(pick(ch, ("prose", "span", "fence"))))
+    return StreamModel(Context(features=b.profile.features), items=tuple(items),
+                       labels=tuple(b.labels))
+
+
+def build_reasoning(ch: Chooser, close: str = "</think>", profile: Profile | None = None,
+                    first_canary: int = 0) -> Reasoning:
+    """Block content that `close` would end only where the content ends."""
+    b = _Builder(ch, profile or Profile())
+    b.use(Context(features=b.profile.features))
+    b.serial = first_canary
+    tag = b.vocabulary.lookup(close)
+    if tag is None or tag.kind != "close":
+        raise ValueError(f"{close!r} is not a close tag of the profile's vocabulary")
+    return b.reasoning([tag])
+
+
+def build_model(ch: Chooser, profile: Profile | None = None) -> StreamModel:
+    """A stream model whose every choice comes from `ch`."""
+    return _Builder(ch, profile or Profile()).build()
+
+
+def build_stream(ch: Chooser, profile: Profile | None = None) -> RenderedStream:
+    """`build_model` rendered: text, context, expected output, canaries."""
+    return render(build_model(ch, profile))
+

@@ -1,0 +1,380 @@
+"""The stream model: a stream made of known parts, and the visible output SPEC gives it.
+
+A generated stream is a list of parts whose meaning is fixed by construction:
+answer text (prose, code spans, fences), blocks, orphan closes, markers and the
+composite shapes of SPEC (a guard bypassed by unequal backticks, a spliced tag,
+a pre-filled open, an unclosed block with or without an inline answer).
+`render` turns it into input text and computes the expected visible output
+from the structure alone: answer text joined, nothing trimmed (R-WS-1), a
+backtick run after a removed piece dropped where R-CODE-7 says so.
+
+The composition rules are only sound for streams where every tag the model
+means is really a tag and every literal tag is really in code. `render` checks
+exactly that, with plain string searches, and names the problem when it finds
+one; generators discard such streams instead of guessing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from scrubcheck.corpus.overlap import overlaps
+from scrubcheck.corpus.streams import ANSWER, REASONING, TAG
+from scrubcheck.model import Context
+from scrubcheck.vocabulary import Tag, all_feature_tag_texts, build_vocabulary, fold
+
+CANARY, NOISE, CODE = "canary", "noise", "code"
+_RUNS = re.compile("`+")
+
+
+@dataclass(frozen=True)
+class Reasoning:
+    """Block content as parts: canary runs (what must never show), noise (tags and
+    text that do not end the block) and code (an inline span holding a close, R-CODE-5)."""
+
+    parts: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def text(self) -> str:
+        return "".join(text for _, text in self.parts)
+
+    @property
+    def canary_runs(self) -> tuple[str, ...]:
+        return tuple(text for kind, text in self.parts if kind == CANARY)
+
+    def code_ranges(self) -> list[tuple[int, int]]:
+        """(start, end) of each code part in `text`."""
+        ranges, at = [], 0
+        for kind, text in self.parts:
+            if kind == CODE:
+                ranges.append((at, at + len(text)))
+            at += len(text)
+        return ranges
+
+
+@dataclass(frozen=True)
+class Answer:
+    """Answer text. `kind`: prose, span (inline code), fence, open-fence (runs to the end)."""
+
+    text: str
+    kind: str = "prose"
+
+
+@dataclass(frozen=True)
+class Block:
+    open: str
+    reasoning: Reasoning
+    close: str
+
+
+@dataclass(frozen=True)
+class Orphan:
+    close: str
+
+
+@dataclass(frozen=True)
+class Marker:
+    text: str
+
+
+@dataclass(frozen=True)
+class Bypass:
+    """R-CODE-3: `lead` + a run of `run` backticks + a block + the rest of the line.
+
+    No run of that length follows on the input line, so the open tag is a tag.
+    A run right after the block (`trail_run`) is removed with it (R-CODE-7).
+    """
+
+    lead: str
+    run: int
+    block: Block
+    trail_run: int
+    trail: str
+
+
+@dataclass(frozen=True)
+class Splice:
+    """R-TAG-1: `tag` cut at `at` by a removed `inner` piece is still a tag; an open
+    tag then starts a block holding `reasoning` up to `close`."""
+
+    tag: str
+    at: int
+    inner: Block | Orphan
+    reasoning: Reasoning | None = None
+    close: str | None = None
+
+
+@dataclass(frozen=True)
+class Prefill:
+    """R-ORPHAN-2: the stream starts inside a block that `close` ends."""
+
+    reasoning: Reasoning
+    close: str
+
+
+@dataclass(frozen=True)
+class Unclosed:
+    """R-UNCLOSED-1..3: a block still open at the end. `open` is "" when it is the
+    pre-filled block. `last_line` follows a line feed: recovered as answer text under
+    R-UNCLOSED-2, reasoning otherwise."""
+
+    open: str
+    reasoning: Reasoning
+    last_line: str | None = None
+
+
+Item = Answer | Block | Orphan | Marker | Bypass | Splice
+
+
+@dataclass(frozen=True)
+class StreamModel:
+    context: Context = field(default_factory=Context)
+    prefill: Prefill | None = None
+    items: tuple[Item, ...] = ()
+    unclosed: Unclosed | None = None
+    labels: tuple[str, ...] = ()  # shapes the builder used, for rules and reports
+
+
+@dataclass(frozen=True)
+class RenderedStream:
+    """A stream with everything known about it."""
+
+    context: Context
+    text: str
+    expected: str
+    cuts: tuple[int, ...]  # positions in `expected` where something was removed (R-WS-1)
+    reasoning: tuple[str, ...]  # canary runs: any 8-character window of one is a leak
+    pieces: tuple[tuple[str, str], ...]  # (answer | tag | reasoning, text), joined = text
+    labels: tuple[str, ...]
+    foreign: tuple[str, ...]  # delimiters of features not enabled, in the answer (R-VOCAB-4)
+    problem: str | None = None  # why the model cannot vouch for `expected` (then unusable)
+
+    @property
+    def ok(self) -> bool:
+        return self.problem is None
+
+    def tag_ranges(self) -> list[tuple[int, int]]:
+        """(start, end) in `text` of every removed tag piece: where splits matter most."""
+        ranges, at = [], 0
+        for role, text in self.pieces:
+            if role == TAG and len(text) > 1:
+                ranges.append((at, at + len(text)))
+            at += len(text)
+        return ranges
+
+
+class _Invalid(Exception):
+    """The parts do not mean what the model would say they mean."""
+
+
+class _Renderer:
+    def __init__(self, model: StreamModel) -> None:
+        self.model = model
+        self.vocabulary = build_vocabulary(model.context.features)
+        self.pieces: list[tuple[str, str]] = []
+        self.visible = ""
+        self.cuts: list[int] = []
+        self.literal: list[tuple[int, int]] = []  # code regions of `visible`
+        self.canaries: list[str] = []
+        self.foreign: list[str] = []
+        self.closes = [t for t in self.vocabulary.tags if t.kind == "close"]
+
+    # -- output ------------------------------------------------------------
+    def answer(self, text: str, *, literal: bool = False, fence: bool = False) -> None:
+        if not text:
+            return
+        prefix = ""
+        if fence and self.visible and not self.visible.endswith("\n"):
+            prefix = "\n"  # a fence opens only at the start of a visible line
+        elif self.visible.endswith("`") and text.startswith("`"):
+            prefix = " "  # never let two pieces' backtick runs join into one
+        if prefix:
+            self._add(ANSWER, prefix)
+        start = len(self.visible)
+        self._add(ANSWER, text)
+        if literal:
+            self.literal.append((start, len(self.visible)))
+
+    def _add(self, role: str, text: str) -> None:
+        if not text:
+            return
+        self.pieces.append((role, text))
+        if role == ANSWER:
+            self.visible += text
+
+    def removed(self, *pieces: tuple[str, str]) -> None:
+        self.cuts.append(len(self.visible))
+        for role, text in pieces:
+            self._add(role, text)
+
+    # -- checks --------------------------------------------------------------
+    def tag(self, text: str, kinds: tuple[str, ...]) -> Tag:
+        tag = self.vocabulary.lookup(text)
+        if tag is None or tag.kind not in kinds:
+            raise _Invalid(f"{text!r} is not an active {'/'.join(kinds)} tag")
+        return tag
+
+    def block_body(self, reasoning: Reasoning, close: str | None, ends: list[Tag]) -> None:
+        """`close` (None: none) must be the first tag of `ends` outside the code parts."""
+        text = reasoning.text
+        body = fold(text + (close or ""))
+        code = reasoning.code_ranges()
+        for end in ends:
+            key = fold(end.text)
+            at = body.find(key)
+            while at >= 0:
+                inside = any(a <= at and at + len(key) <= b for a, b in code)
+                if not inside and not (close is not None and at == len(text)):
+                    raise _Invalid(f"reasoning {text!r} holds {end.text!r} outside code")
+                at = body.find(key, at + 1)
+        self.canaries.extend(reasoning.canary_runs)
+
+    def same_name(self, tag: Tag) -> list[Tag]:
+        return [t for t in self.closes if t.name == tag.name]
+
+    # -- parts ---------------------------------------------------------------
+    def block(self, block: Block) -> None:
+        tag = self.tag(block.open, ("open",))
+        self.tag(block.close, ("close",))
+        self.block_body(block.reasoning, block.close, self.same_name(tag))
+        self.removed((TAG, block.open), (REASONING, block.reasoning.text), (TAG, block.close))
+
+    def item(self, item: Item) -> None:
+        if isinstance(item, Answer):
+            self.answer(item.text, literal=item.kind != "prose",
+                        fence=item.kind in ("fence", "open-fence"))
+        elif isinstance(item, Block):
+            self.block(item)
+        elif isinstance(item, Orphan):
+            self.tag(item.close, ("close",))
+            self.removed((TAG, item.close))
+        elif isinstance(item, Marker):
+            self.tag(item.text, ("marker",))
+            self.removed((TAG, item.text))
+        elif isinstance(item, Bypass):
+            self.bypass(item)
+        else:
+            self.splice(item)
+
+    def bypass(self, item: Bypass) -> None:
+        if not item.lead or "`" in item.lead + item.trail or "\n" in item.trail:
+            raise _Invalid("a bypass lead or trail holds a backtick or a line feed")
+        line_rest = item.block.reasoning.text + "`" * item.trail_run + item.trail
+        if "\n" in item.block.reasoning.text or item.block.reasoning.code_ranges():
+            raise _Invalid("a bypass block must be one line without code parts")
+        lengths = [len(m.group()) for m in _RUNS.finditer(line_rest)]
+        if item.run in lengths:
+            raise _Invalid("a run of the guard's length follows on the line: the tag is code")
+        stray = [len(m.group()) for m in _RUNS.finditer(item.block.reasoning.text)]
+        if len(stray) > 1 or (stray and stray[0] == item.trail_run):
+            raise _Invalid("the close would stand inside a span of the block's own text")
+        self.answer(item.lead + "`" * item.run)
+        self.block(item.block)
+        if item.trail_run:
+            self._add(TAG, "`" * item.trail_run)  # R-CODE-7: removed with the block
+        self.answer(item.trail + "\n")
+
+    def splice(self, item: Splice) -> None:
+        tag = self.tag(item.tag, ("open", "close"))
+        if not 0 < item.at < len(item.tag):
+            raise _Invalid("a splice must cut inside the tag")
+        self.cuts.append(len(self.visible))
+        self._add(TAG, item.tag[: item.at])
+        if isinstance(item.inner, Block):
+            self.block(item.inner)
+        else:
+            self.tag(item.inner.close, ("close",))
+            self.removed((TAG, item.inner.close))
+        self._add(TAG, item.tag[item.at :])
+        if tag.kind == "open":
+            if item.reasoning is None or item.close is None:
+                raise _Invalid("a spliced open tag needs its block")
+            self.tag(item.close, ("close",))
+            self.block_body(item.reasoning, item.close, self.same_name(tag))
+            self._add(REASONING, item.reasoning.text)
+            self._add(TAG, item.close)
+
+    def unclosed(self, tail: Unclosed) -> None:
+        context = self.model.context
+        if tail.open:
+            ends = self.same_name(self.tag(tail.open, ("open",)))
+        else:
+            ends = self.closes
+        content = tail.reasoning.text + ("" if tail.last_line is None else "\n" + tail.last_line)
+        recovers = context.inline_answer and context.finish_reason == "stop" and "\n" in content
+        if tail.last_line is not None and "\n" in tail.last_line:
+            raise _Invalid("the last line of an unclosed block holds a line feed")
+        if recovers and tail.last_line is None:
+            raise _Invalid("recovery would surface reasoning: give the block a last line")
+        self.block_body(tail.reasoning, None, ends)
+        self.removed((TAG, tail.open), (REASONING, tail.reasoning.text))
+        if tail.last_line is None:
+            return
+        if recovers:
+            self._add(REASONING, "\n")
+            self.answer(tail.last_line)
+            return
+        self._add(REASONING, "\n" + tail.last_line)
+        self.canaries.append(tail.last_line)
+
+    def finish(self) -> None:
+        """Every tag of the vocabulary left in the visible text must lie in code."""
+        folded = fold(self.visible)
+        for key in self.vocabulary.by_folded:
+            at = folded.find(key)
+            while at >= 0:
+                if not any(a <= at and at + len(key) <= b for a, b in self.literal):
+                    shown = self.visible[at : at + len(key)]
+                    raise _Invalid(f"the answer text forms the tag {shown!r} outside code")
+                at = folded.find(key, at + 1)
+        shared = overlaps(self.canaries, self.visible)
+        if shared:
+            raise _Invalid(f"a canary run shares {next(iter(shared.values()))!r} with the answer")
+
+
+def render(model: StreamModel) -> RenderedStream:
+    """The input text of `model` and the visible output SPEC gives it."""
+    r = _Renderer(model)
+    problem = None
+    try:
+        if model.context.starts_in_reasoning:
+            if model.prefill is not None:
+                r.tag(model.prefill.close, ("close",))
+                r.block_body(model.prefill.reasoning, model.prefill.close, r.closes)
+                r.removed((REASONING, model.prefill.reasoning.text), (TAG, model.prefill.close))
+            elif model.items or (model.unclosed is not None and model.unclosed.open):
+                raise _Invalid("a pre-filled stream starts with its block")
+        elif model.prefill is not None or (model.unclosed is not None and not model.unclosed.open):
+            raise _Invalid("a pre-filled part needs starts_in_reasoning")
+        for index, item in enumerate(model.items):
+            last = index == len(model.items) - 1 and model.unclosed is None
+            if isinstance(item, Answer) and item.kind == "open-fence" and not last:
+                raise _Invalid("a fence that never closes must end the stream")
+            r.item(item)
+        if model.unclosed is not None:
+            r.unclosed(model.unclosed)
+        _check_foreign(r, model)
+        r.finish()
+    except _Invalid as exc:
+        problem = str(exc)
+    text = "".join(t for _, t in r.pieces)
+    return RenderedStream(
+        context=model.context,
+        text=text,
+        expected=r.visible,
+        cuts=tuple(r.cuts),
+        reasoning=tuple(dict.fromkeys(c for c in r.canaries if c)),
+        pieces=tuple(r.pieces),
+        labels=model.labels,
+        foreign=tuple(r.foreign),
+        problem=problem,
+    )
+
+
+def _check_foreign(r: _Renderer, model: StreamModel) -> None:
+    """Record which delimiters of features that are not enabled stand in the answer."""
+    enabled = {fold(t.text) for t in r.vocabulary.tags}
+    folded = fold(r.visible)
+    r.foreign.extend(d for d in all_feature_tag_texts()
+                     if fold(d) not in enabled and fold(d) in folded)

@@ -1,0 +1,61 @@
+"""Where Hypothesis keeps the failing examples between hunts.
+
+A hunt keeps a failure it has reported from failing again (so the time goes to
+new bugs), which would make Hypothesis delete it from its database as fixed.
+`KeepFailures` ignores those deletions of primary entries, so the next hunt of
+the same scrubber replays every failure found before, first.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from hypothesis.database import (
+    DirectoryBasedExampleDatabase,
+    ExampleDatabase,
+    InMemoryExampleDatabase,
+)
+
+_SCRATCH = (b".secondary", b".pareto")
+
+
+class KeepFailures(ExampleDatabase):
+    def __init__(self, inner: ExampleDatabase) -> None:
+        super().__init__()
+        self.inner = inner
+
+    def save(self, key: bytes, value: bytes) -> None:
+        self.inner.save(key, value)
+
+    def fetch(self, key: bytes):  # type: ignore[no-untyped-def]
+        return self.inner.fetch(key)
+
+    def delete(self, key: bytes, value: bytes) -> None:
+        if key.endswith(_SCRATCH):
+            self.inner.delete(key, value)
+
+    def move(self, src: bytes, dest: bytes, value: bytes) -> None:
+        self.save(dest, value)
+        self.delete(src, value)
+
+
+def cache_dir() -> Path:
+    """`$SCRUBCHECK_CACHE`, else `$XDG_CACHE_HOME/scrubcheck`, else ~/.cache/scrubcheck."""
+    if os.environ.get("SCRUBCHECK_CACHE"):
+        return Path(os.environ["SCRUBCHECK_CACHE"])
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "scrubcheck"
+
+
+def slug(spec: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", spec).strip("-.")[:120] or "scrubber"
+
+
+def open_database(spec: str, location: str | None) -> ExampleDatabase:
+    """The database for hunting `spec`: "memory", a directory, or None for the cache dir."""
+    if location == "memory":
+        return InMemoryExampleDatabase()
+    root = Path(location) if location else cache_dir() / "hypothesis"
+    return KeepFailures(DirectoryBasedExampleDatabase(str(root / slug(spec))))

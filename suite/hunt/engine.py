@@ -1,0 +1,197 @@
+"""`hunt`: run the properties with Hypothesis for a time budget and keep each distinct failure.
+
+The budget is spent in batches. Each batch is one Hypothesis run (seeded from
+`--seed` and the batch number) over generated cases; a failure's class names
+its (property, rule), so Hypothesis shrinks every distinct failure on its own.
+A failure found once is "known" from then on and no longer fails, so later
+batches look for the others. Hangs are not shrunk (each try would cost the
+whole time limit): the case is kept as found. The linear-time property is a
+ratio measured once per hunt (SPEC R-ROBUST-2), not a Hypothesis property.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
+from hypothesis import strategies as st
+
+from scrubcheck.adapters import Adapter, load_adapter
+from scrubcheck.checks.linear import LinearMeasurement, measure_linearity
+from scrubcheck.generate import DrawChooser, Profile
+from scrubcheck.hunt.case import Case, build_case
+from scrubcheck.hunt.database import open_database
+from scrubcheck.hunt.finding import Finding
+from scrubcheck.hunt.properties import first_violation
+from scrubcheck.hunt.violation import PropertyFailure, Violation
+from scrubcheck.model import Context
+
+#: Past the deadline, a batch that is shrinking gets this long before it is cut short
+#: (the smallest failing case seen so far is kept instead of Hypothesis' final one).
+SHRINK_GRACE_S = 20.0
+
+
+@dataclass
+class HuntSettings:
+    seconds: float = 60.0
+    seed: int | None = None  # None: a random seed, printed so the run can be repeated
+    database: str | None = None  # None: ~/.cache/scrubcheck/hypothesis; "memory"; a directory
+    against: str | None = None
+    soup: bool = True
+    max_items: int = 6
+    example_timeout: float = 10.0  # seconds one case may take before it counts as a hang
+    linear: bool = True
+    stop: Callable[[Finding], bool] | None = None  # end the hunt early when this says so
+
+
+@dataclass
+class HuntResult:
+    spec: str
+    seed: int
+    findings: list[Finding] = field(default_factory=list)
+    examples: int = 0
+    batches: int = 0
+    seconds: float = 0.0
+    linear: LinearMeasurement | None = None
+    errors: list[str] = field(default_factory=list)  # harness problems, never the scrubber's
+
+
+class _StopBatch(BaseException):  # noqa: N818 - a control signal, not an error
+    """Out of time: ends a Hypothesis run without it counting as a failure."""
+
+
+def cases(profile: Profile, soup: bool = True) -> st.SearchStrategy[Case]:
+    """Hypothesis strategy of hunt cases for a scrubber with `profile`."""
+
+    @st.composite
+    def _cases(draw: st.DrawFn) -> Case | None:
+        return build_case(DrawChooser(draw), profile, soup=soup)
+
+    return _cases().filter(lambda c: c is not None)
+
+
+class _Hunt:
+    def __init__(self, adapter: Adapter, against: Adapter | None, options: HuntSettings,
+                 on_finding: Callable[[Finding], None] | None) -> None:
+        self.adapter = adapter
+        self.against = against
+        self.options = options
+        self.on_finding = on_finding or (lambda f: None)
+        self.base_seed = options.seed if options.seed is not None else random.randrange(2**31)
+        self.result = HuntResult(adapter.spec, self.base_seed)
+        self.known: set[tuple[str, str]] = set()
+        self.profile = Profile.of(adapter, *([against] if against else []),
+                                  max_items=options.max_items)
+        key = adapter.spec + (f"--against-{against.spec}" if against else "")
+        self.database = open_database(key, options.database)
+        self.start = time.monotonic()
+        self.deadline = self.start + options.seconds
+        self.stopped = False
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.start
+
+    def record(self, violation: Violation, case: Case) -> None:
+        if violation.signature in self.known:
+            return
+        self.known.add(violation.signature)
+        finding = Finding(violation, case, "hunt", self.adapter.spec, round(self.elapsed(), 2),
+                          self.base_seed, self.against.spec if self.against else None)
+        self.result.findings.append(finding)
+        self.on_finding(finding)
+        if self.options.stop is not None and self.options.stop(finding):
+            self.stopped = True
+
+    def run(self) -> HuntResult:
+        if self.options.linear:
+            self.result.linear = measure_linearity(self.adapter)
+            finding = self.result.linear.finding
+            if finding is not None:
+                violation = Violation("linear", finding.rule, finding.detail, ())
+                self.record(violation, Case(Context(), (), (), 0))
+        size = 50
+        while not self.stopped and time.monotonic() < self.deadline:
+            began = time.monotonic()
+            examples = self.batch(size)
+            spent = time.monotonic() - began
+            self.result.batches += 1
+            if examples and spent > 0:  # aim at batches of about five seconds
+                size = max(10, min(2000, int(examples * 5.0 / spent)))
+        self.result.seconds = round(self.elapsed(), 2)
+        return self.result
+
+    def batch(self, size: int) -> int:
+        """One Hypothesis run; returns how many cases it tried."""
+        count = 0
+        failing = False
+        smallest: dict[tuple[str, str], tuple[int, Violation, Case]] = {}
+        known = frozenset(self.known)
+        options = self.options
+
+        @settings(max_examples=size, deadline=None, database=self.database,
+                  derandomize=False, report_multiple_bugs=True, verbosity=Verbosity.quiet,
+                  suppress_health_check=list(HealthCheck),
+                  phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink))
+        @given(cases(self.profile, options.soup))
+        def properties(case: Case) -> None:
+            nonlocal count, failing
+            now = time.monotonic()
+            if now > self.deadline + (SHRINK_GRACE_S if failing else 0.0):
+                raise _StopBatch
+            count += 1
+            violation = first_violation(self.adapter, case, against=self.against, known=known,
+                                        timeout=options.example_timeout)
+            if violation is None:
+                return
+            if violation.property == "hang":  # never shrunk: each try costs the time limit
+                self.record(violation, case)
+                return
+            failing = True
+            size_now = len(case.text)
+            best = smallest.get(violation.signature)
+            if best is None or size_now < best[0]:
+                smallest[violation.signature] = (size_now, violation, case)
+            error = violation.error()
+            error.case = case
+            raise error
+
+        run = seed(self.base_seed * 1_000_003 + self.result.batches)(properties)
+        try:
+            run()
+        except _StopBatch:
+            pass
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - sorted out below
+            failures = list(_property_failures(exc))
+            for failure in failures:
+                assert isinstance(failure.case, Case)
+                smallest.pop(failure.violation.signature, None)
+                self.record(failure.violation, failure.case)
+            if not failures:
+                self.result.errors.append(f"{type(exc).__name__}: {exc}")
+        for _, violation, case in sorted(smallest.values(), key=lambda t: t[0]):
+            self.record(violation, case)  # cut short while shrinking: the smallest seen
+        self.result.examples += count
+        return count
+
+
+def _property_failures(exc: BaseException):  # type: ignore[no-untyped-def]
+    """Every PropertyFailure in `exc`, looking inside exception groups (Hypothesis
+    reports several distinct failures, or a flaky one, as a group)."""
+    if isinstance(exc, PropertyFailure):
+        yield exc
+    for inner in getattr(exc, "exceptions", ()):
+        yield from _property_failures(inner)
+
+
+def hunt(spec: str | Adapter, options: HuntSettings | None = None,
+         on_finding: Callable[[Finding], None] | None = None) -> HuntResult:
+    """Hunt `spec` (a scrubber spec or a loaded Adapter) for `options.seconds` seconds."""
+    options = options or HuntSettings()
+    adapter = spec if isinstance(spec, Adapter) else load_adapter(spec)
+    against = load_adapter(options.against) if options.against else None
+    return _Hunt(adapter, against, options, on_finding).run()

@@ -1,0 +1,40 @@
+"""A finding: a violation, the (shrunk) case that shows it, and where it came from."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from scrubcheck.hunt.case import Case
+from scrubcheck.hunt.violation import Violation
+
+
+@dataclass
+class Finding:
+    violation: Violation
+    case: Case
+    tool: str  # hunt | fuzz
+    spec: str  # the scrubber it was found against
+    elapsed: float  # seconds from the start of the run to the confirmed finding
+    seed: int | None = None
+    against: str | None = None
+
+    @property
+    def rule(self) -> str:
+        return self.violation.rule
+
+    @property
+    def signature(self) -> tuple[str, str]:
+        return self.violation.signature
+
+    @property
+    def scenario_id(self) -> str:
+        """Stable for the same failure on the same input: `hunt-leak-1-3fa9c2d1`."""
+        digest = hashlib.sha1(repr((self.violation.deltas, self.case.context,
+                                    self.violation.property)).encode("utf-8", "surrogatepass"))
+        rule = self.rule.lower().removeprefix("r-")
+        return f"{self.tool}-{rule}-{digest.hexdigest()[:8]}"
+
+    @property
+    def is_leak(self) -> bool:
+        return self.rule in ("R-LEAK-1", "R-TRUNC-1")

@@ -1,0 +1,97 @@
+"""The process `scrubcheck fuzz` starts per job: atheris/libFuzzer over the fuzz target.
+
+    python -m scrubcheck.hunt.fuzzmain --scrubber SPEC [--against SPEC] [--known FILE]
+        -- CORPUS_DIR -max_total_time=60 -artifact_prefix=crashes/ ...
+
+The scrubber's own functions get atheris' instrumentation once loaded, so
+libFuzzer is guided by coverage of the scrubber (for a peer in another process
+there is no coverage to see; the structure-aware decoding still applies).
+Failures listed in the known file do not crash: the run looks for new ones.
+With --collect, failures do not crash at all: their inputs are written to that
+directory and fuzzing goes on (a hang still ends the process: libFuzzer's
+-timeout).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def instrumented_modules(spec: str) -> tuple[str, ...]:
+    """Prefixes of the module names whose code libFuzzer should see covered for `spec`."""
+    from scrubcheck.adapters.resolve import registered_names, split_kind
+
+    _, target = split_kind(spec)
+    target = registered_names().get(target, target)
+    location = target.rpartition(":")[0] if ":" in target else target
+    if location.endswith(".py") or "/" in location:
+        return ("_scrubcheck_file_",)
+    if location.startswith("scrubcheck.scrubbers"):
+        return ("scrubcheck.scrubbers",)  # the broken examples build on the reference
+    return (location.split(".")[0],) if location else ()
+
+
+def instrument(prefixes: tuple[str, ...]) -> int:
+    """Add coverage instrumentation to every loaded function of those modules; returns
+    how many. (After loading, so file-path scrubbers and early imports are covered too.)"""
+    import gc
+    import types
+
+    import atheris
+
+    count = 0
+    for obj in gc.get_objects():
+        module = getattr(obj, "__module__", None) if isinstance(obj, types.FunctionType) else None
+        if module and prefixes and module.startswith(prefixes):
+            try:
+                atheris.instrument_func(obj)
+                count += 1
+            except Exception:  # noqa: BLE001 - an uninstrumentable function stays as it is
+                pass
+    return count
+
+
+def read_known(path: str | None) -> set[tuple[str, str]]:
+    if not path:
+        return set()
+    known = set()
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            prop, _, rule = line.strip().partition(" ")
+            if prop and rule:
+                known.add((prop, rule))
+    return known
+
+
+def main(argv: list[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    ours, libfuzzer = (argv[: argv.index("--")], argv[argv.index("--") + 1:]) \
+        if "--" in argv else (argv, [])
+    parser = argparse.ArgumentParser(prog="scrubcheck.hunt.fuzzmain")
+    parser.add_argument("--scrubber", required=True)
+    parser.add_argument("--against")
+    parser.add_argument("--known")
+    parser.add_argument("--collect", help="write failing inputs here and keep fuzzing")
+    args = parser.parse_args(ours)
+
+    import atheris
+
+    from scrubcheck.adapters import load_adapter
+    from scrubcheck.hunt.target import FuzzTarget
+
+    adapter = load_adapter(args.scrubber)
+    against = load_adapter(args.against) if args.against else None
+    import scrubcheck.codescan  # noqa: F401 - load everything the checks use, then instrument
+
+    instrument(instrumented_modules(args.scrubber))
+
+    collect = Path(args.collect) if args.collect else None
+    target = FuzzTarget(adapter, against, read_known(args.known), collect=collect)
+    atheris.Setup([sys.argv[0], *libfuzzer], target)
+    atheris.Fuzz()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,190 @@
+"""The properties, each mapped to SPEC rules, checked on one case.
+
+They reuse the harness's checks (trace, leak windows, tag scanner, expected
+output under R-WS-1, idempotence, truncation, hold-back); this module only
+decides which runs to make and turns each finding into a `Violation` that
+names the partition showing it. Runs are made lazily: the caller stops at the
+first violation it does not know yet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import lru_cache
+
+from scrubcheck.adapters import Adapter
+from scrubcheck.checks import (
+    LeakDetector,
+    Trace,
+    check_exception,
+    check_expected,
+    check_idempotence,
+    check_leak,
+    check_tags,
+    check_types,
+    measure_holdback,
+    run_stream,
+    run_truncation,
+)
+from scrubcheck.checks.findings import Finding
+from scrubcheck.checks.render import describe_difference
+from scrubcheck.hunt.case import Case
+from scrubcheck.hunt.guard import Hang, time_limit
+from scrubcheck.hunt.violation import Violation
+from scrubcheck.model import Scenario
+from scrubcheck.vocabulary import Vocabulary, build_vocabulary, fold
+
+Known = frozenset[tuple[str, str]]
+
+
+def first_violation(
+    adapter: Adapter,
+    case: Case,
+    *,
+    against: Adapter | None = None,
+    known: Known | set[tuple[str, str]] = frozenset(),
+    timeout: float | None = 10.0,
+) -> Violation | None:
+    """The first violation of `case` whose signature is not in `known`, or None."""
+    try:
+        with time_limit(timeout):
+            for violation in violations(adapter, case, against=against):
+                if violation.signature not in known:
+                    return violation
+    except Hang as exc:
+        hang = Violation("hang", "R-ROBUST-1", f"a call of the scrubber gave {exc}",
+                         case.deltas)
+        return None if hang.signature in known else hang
+    return None
+
+
+def violations(adapter: Adapter, case: Case, *, against: Adapter | None = None
+               ) -> Iterator[Violation]:
+    """Every property of `case`, in order: robustness, leak, tags, answer, chunking,
+    idempotence, truncation, hold-back, agreement with `against`."""
+    context = case.context
+    detector = LeakDetector(case.reasoning, case.text)
+    runs: dict[tuple[str, ...], Trace] = {}
+
+    def run(deltas: tuple[str, ...]) -> Trace:
+        if deltas not in runs:
+            runs[deltas] = run_stream(adapter, context, deltas)
+        return runs[deltas]
+
+    first = run(case.deltas)
+    yield from _robust(first, case.deltas)
+    yield from _leak(first, detector, case.deltas)
+    if not first.ok:
+        return
+    vocabulary = _vocabulary(context.features)
+    yield from _from(check_tags(first.output, vocabulary), "no-tag", case.deltas)
+    if case.expected is not None:
+        yield from _answer(case, first.output)
+    second = run(case.other)
+    yield from _robust(second, case.other)
+    yield from _leak(second, detector, case.other)
+    if second.ok and second.output != first.output:
+        yield _chunking(case, first, second)
+    trace, finding = check_idempotence(adapter, context, first.output)
+    yield from _robust(trace, (first.output,), "re-scrubbing the output: ")
+    yield from _from(finding, "idempotence", case.deltas)
+    truncated, finding = run_truncation(adapter, context, case.deltas, case.cut, detector)
+    yield from _robust(truncated, truncated.deltas, f"cut at {case.cut}: ")
+    if finding is not None:
+        finding.detail = f"stream cut at input position {case.cut}: {finding.detail}"
+    yield from _from(finding, "truncation", case.deltas)
+    chars = tuple(case.text)
+    if adapter.streams and chars in runs:  # measured where a partition is one char each
+        yield from _holdback(case, runs[chars])
+    if against is not None:
+        yield from _differential(against, case, first.output)
+
+
+def _from(finding: Finding | None, prop: str, deltas: tuple[str, ...], prefix: str = ""
+          ) -> Iterator[Violation]:
+    if finding is not None:
+        yield Violation(prop, finding.rule, prefix + finding.detail, tuple(deltas),
+                        level=finding.level, got=finding.got)
+
+
+def _robust(trace: Trace, deltas: tuple[str, ...], prefix: str = "") -> Iterator[Violation]:
+    for finding in (check_exception(trace), check_types(trace)):
+        yield from _from(finding, "robust", deltas, prefix)
+
+
+def _leak(trace: Trace, detector: LeakDetector, deltas: tuple[str, ...]) -> Iterator[Violation]:
+    if detector:
+        yield from _from(check_leak(trace, detector), "no-leak", deltas)
+
+
+def _answer(case: Case, output: str) -> Iterator[Violation]:
+    assert case.expected is not None
+    scenario = Scenario(id="generated", area="hunt", rules=case.rules or ("R-FID-1",),
+                        description="", deltas=case.deltas, reasoning=case.reasoning,
+                        context=case.context, visible=case.expected)
+    finding = check_expected(scenario, output, case.cuts)
+    if finding is None:
+        return
+    foreign = case.stream.foreign if case.stream is not None else ()
+    if foreign and _without(case.expected, foreign) == _without(output, foreign):
+        finding.rule, finding.judged_at = "R-VOCAB-4", "SHOULD"
+        finding.detail = ("a delimiter of a feature this stream does not enable was removed "
+                          f"({', '.join(foreign)}): " + finding.detail)
+    yield from _from(finding, "answer", case.deltas)
+
+
+def _without(text: str, delimiters: tuple[str, ...]) -> str:
+    folded = fold(text)
+    for delimiter in delimiters:
+        key = fold(delimiter)
+        while key in folded:
+            at = folded.find(key)
+            text, folded = text[:at] + text[at + len(key):], folded[:at] + folded[at + len(key):]
+    return text
+
+
+def _chunking(case: Case, first: Trace, second: Trace) -> Violation:
+    """Record the partition that parts from the expected output (or the finer one)."""
+    shown = second if case.expected is not None and first.output == case.expected else first
+    if case.expected is None and len(second.deltas) > len(first.deltas):
+        shown = second
+    base = first if shown is second else second
+    return Violation(
+        "chunking", "R-CHUNK-1",
+        f"{len(shown.deltas)} deltas and {len(base.deltas)} deltas of the same text give "
+        f"different outputs: {describe_difference(base.output, shown.output)}",
+        shown.deltas, got=shown.output,
+    )
+
+
+def _holdback(case: Case, trace: Trace) -> Iterator[Violation]:
+    """R-STREAM-1/2: the one-character run's output against the reference's, per feed."""
+    if not trace.ok:
+        return
+    from scrubcheck.scrubbers.reference import ReferenceScrubber
+
+    reference = ReferenceScrubber(**case.context.as_kwargs())
+    ends, total = [], 0
+    for char in trace.deltas:
+        total += len(reference.feed(char))
+        ends.append(total)
+    max_len = _vocabulary(case.context.features).max_len
+    _, finding = measure_holdback(True, trace, ends, [], max_len)
+    yield from _from(finding, "holdback", case.deltas)
+
+
+@lru_cache(maxsize=64)
+def _vocabulary(features: tuple[str, ...]) -> Vocabulary:
+    return build_vocabulary(features)
+
+
+def _differential(against: Adapter, case: Case, output: str) -> Iterator[Violation]:
+    other = run_stream(against, case.context, case.deltas)
+    if not other.ok or other.output == output:
+        return
+    squeeze = str.maketrans("", "", " \t\r\n")
+    rule = "R-WS-1" if output.translate(squeeze) == other.output.translate(squeeze) else "R-FID-1"
+    yield Violation("differential", rule,
+                    f"{against.spec} and this scrubber disagree: "
+                    + describe_difference(other.output, output),
+                    case.deltas, got=output, other_output=other.output)

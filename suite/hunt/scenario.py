@@ -1,0 +1,170 @@
+"""A finding as a ready-to-review corpus scenario (corpora/README.md format).
+
+The scenario names the rule broken first, then the rules the stream's shape
+exercises; it records the partition that showed the failure, the structure's
+expected output (`visible`; token soup has none, so `invariants_only`, unless a
+differential run supplies the other scrubber's output) and the canary runs as
+`reasoning`, which never share an 8-character window with the output. A
+linear-time finding becomes a `long-stream` family entry: a scenario of a
+megabyte does not belong in YAML. Strings are written double-quoted with
+escapes for everything YAML or a terminal could mangle (line breaks other than
+LF, controls, lone surrogates, BOM).
+"""
+
+from __future__ import annotations
+
+from scrubcheck.checks.expected import INVARIANT_RULES
+from scrubcheck.hunt.finding import Finding
+from scrubcheck.hunt.violation import PROPERTIES
+from scrubcheck.model import Context, Scenario
+from scrubcheck.spec import RULES
+
+_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r", "\x00": "\\0",
+            "\x85": "\\N", "\u2028": "\\L", "\u2029": "\\P"}
+DETAIL_LIMIT = 400
+
+
+def quote(text: str) -> str:
+    """`text` as a YAML double-quoted scalar that PyYAML reads back exactly."""
+    out = ['"']
+    for char in text:
+        code = ord(char)
+        if char in _ESCAPES:
+            out.append(_ESCAPES[char])
+        elif code < 0x20 or 0x7F <= code <= 0x9F:
+            out.append(f"\\x{code:02x}")
+        elif 0xD800 <= code <= 0xDFFF or code in (0xFEFF, 0xFFFE, 0xFFFF):
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(char)
+    out.append('"')
+    return "".join(out)
+
+
+def _flow(items: tuple[str, ...] | list[str]) -> str:
+    return "[" + ", ".join(quote(i) for i in items) + "]"
+
+
+def _plain_flow(items: tuple[str, ...] | list[str]) -> str:
+    return "[" + ", ".join(items) + "]"
+
+
+def finding_rules(finding: Finding) -> tuple[str, ...]:
+    """The rule broken, then the rules the stream exercises. A SHOULD finding keeps only
+    SHOULD rules and invariants, so the corpus judges it at SHOULD too (SPEC section 11)."""
+    shape = finding.case.rules
+    if finding.violation.level == "SHOULD":
+        shape = tuple(r for r in shape if r in INVARIANT_RULES or RULES[r].level == "SHOULD")
+    return tuple(dict.fromkeys([finding.rule, *shape]))
+
+
+def _expected(finding: Finding) -> str | None:
+    if finding.case.expected is not None:
+        return finding.case.expected
+    if finding.violation.property == "differential":
+        return finding.violation.other_output
+    return None
+
+
+def finding_description(finding: Finding) -> str:
+    v = finding.violation
+    detail = v.detail if len(v.detail) <= DETAIL_LIMIT else v.detail[: DETAIL_LIMIT - 1] + "…"
+    against = f" (with --against {finding.against})" if finding.against else ""
+    text = (f"Found by scrubcheck {finding.tool} against {finding.spec}{against}: "
+            f"{PROPERTIES.get(v.property, v.property)} does not hold. {detail}")
+    if finding.case.stream is None and v.property == "differential":
+        text += (f" The expected output is {finding.against}'s: review it against SPEC "
+                 "before committing.")
+    return text
+
+
+def finding_scenario(finding: Finding) -> Scenario | None:
+    """The scenario of `finding` (None for a linear-time finding: see `finding_yaml`)."""
+    if finding.violation.property == "linear":
+        return None
+    expected = _expected(finding)
+    return Scenario(
+        id=finding.scenario_id,
+        area=finding.tool,
+        rules=finding_rules(finding),
+        description=finding_description(finding),
+        deltas=finding.violation.deltas or ("",),
+        reasoning=finding.case.reasoning if expected is not None else (),
+        context=finding.case.context,
+        visible=expected,
+        source=_source(finding),
+        labels=(finding.tool, finding.violation.property),
+    )
+
+
+def _source(finding: Finding) -> str:
+    seed = f" --seed {finding.seed}" if finding.seed is not None else ""
+    against = f" --against {finding.against}" if finding.against else ""
+    return f"scrubcheck {finding.tool} --scrubber {finding.spec}{against}{seed}"
+
+
+def _context_lines(context: Context) -> list[str]:
+    default = Context()
+    lines = []
+    if context.starts_in_reasoning != default.starts_in_reasoning:
+        lines.append("    starts_in_reasoning: true")
+    if context.inline_answer != default.inline_answer:
+        lines.append("    inline_answer: true")
+    if context.finish_reason != default.finish_reason:
+        reason = "null" if context.finish_reason is None else context.finish_reason
+        lines.append(f"    finish_reason: {reason}")
+    if context.features:
+        lines.append(f"    features: {_plain_flow(list(context.features))}")
+    return ["  context:", *lines] if lines else []
+
+
+def _comment(finding: Finding) -> str:
+    v = finding.violation
+    where = f" (seed {finding.seed})" if finding.seed is not None else ""
+    first_line = v.detail.replace("\r", "\\r").replace("\n", "\\n")[:300]
+    return (f"# {v.level} {v.rule} ({v.property}) found by {finding.tool}{where} after "
+            f"{finding.elapsed:g} s\n# {first_line}\n")
+
+
+def finding_yaml(finding: Finding) -> str:
+    """One YAML list item (with a comment saying what broke), ready for a corpus file."""
+    scenario = finding_scenario(finding)
+    if scenario is None:
+        return _linear_yaml(finding)
+    lines = [
+        f"- id: {scenario.id}",
+        f"  rules: {_plain_flow(list(scenario.rules))}",
+        f"  description: {quote(scenario.description)}",
+        f"  deltas: {_flow(scenario.deltas)}",
+    ]
+    if scenario.visible is not None:
+        lines.append(f"  visible: {quote(scenario.visible)}")
+    else:
+        lines.append("  invariants_only: true")
+    lines.append(f"  reasoning: {_flow(scenario.reasoning)}")
+    lines.extend(_context_lines(scenario.context))
+    lines.append(f"  source: {quote(scenario.source or '')}")
+    lines.append(f"  labels: {_plain_flow(list(scenario.labels))}")
+    return _comment(finding) + "\n".join(lines) + "\n"
+
+
+def _linear_yaml(finding: Finding) -> str:
+    lines = [
+        "- family: long-stream",
+        f"  id: {finding.scenario_id}",
+        "  rules: [R-ROBUST-2, R-ROBUST-1]",
+        f"  description: {quote(finding_description(finding))}",
+        "  params: {seed: 1, streams: [{size: 1048576, delta_sizes: [1, 16]}]}",
+        f"  source: {quote(_source(finding))}",
+        f"  labels: [{finding.tool}, linear]",
+    ]
+    note = ("# R-ROBUST-2 is measured once per `scrubcheck run` (the linear-time check); this "
+            "entry adds\n# a 1 MiB stream in 1- and 16-character deltas to the corpus.\n")
+    return _comment(finding) + note + "\n".join(lines) + "\n"
+
+
+def findings_file(findings: list[Finding]) -> str:
+    """A whole corpus file of findings."""
+    head = ("# Findings of scrubcheck hunt/fuzz. Review each one against SPEC.md, give it a\n"
+            "# descriptive id and description, and move it into the right corpora/ area.\n\n")
+    return head + "\n".join(finding_yaml(f) for f in findings)

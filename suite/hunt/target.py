@@ -1,0 +1,113 @@
+"""The fuzz target: bytes -> case -> properties, raising on the first unknown violation.
+
+Used three ways: by atheris in `scrubcheck fuzz`'s child processes, by the
+OSS-Fuzz/ClusterFuzzLite script in fuzz/, and to replay a saved crash input.
+Each property raises from its own function, so OSS-Fuzz, which buckets crashes
+by their top stack frames, files one issue per property rather than one in all.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from scrubcheck.adapters import Adapter
+from scrubcheck.generate import Profile
+from scrubcheck.hunt.case import Case
+from scrubcheck.hunt.fuzzinput import Decoded, decode
+from scrubcheck.hunt.properties import first_violation
+from scrubcheck.hunt.violation import PropertyFailure, Violation
+
+
+class FuzzTarget:
+    """Crashes on the first violation not in `known` (what OSS-Fuzz needs). With `collect`
+    set it instead writes the input there as `crash-<sha1>`, learns the signature and goes
+    on fuzzing: `scrubcheck fuzz` then finds every distinct failure without restarts."""
+
+    def __init__(self, adapter: Adapter, against: Adapter | None = None,
+                 known: Iterable[tuple[str, str]] = (), timeout: float | None = None,
+                 max_items: int = 8, collect: Path | None = None) -> None:
+        self.adapter = adapter
+        self.against = against
+        self.known = set(known)
+        self.timeout = timeout
+        self.collect = collect
+        self.profile = Profile.of(adapter, *([against] if against else []), max_items=max_items)
+
+    def decode(self, data: bytes) -> Decoded:
+        return decode(data, self.profile)
+
+    def check(self, case: Case, known: set[tuple[str, str]] | None = None) -> Violation | None:
+        return first_violation(self.adapter, case, against=self.against,
+                               known=self.known if known is None else known,
+                               timeout=self.timeout)
+
+    def __call__(self, data: bytes) -> None:
+        case = self.decode(data).case
+        if case is None:
+            return
+        violation = self.check(case)
+        if violation is None:
+            return
+        if self.collect is not None:
+            self.known.add(violation.signature)
+            name = "crash-" + hashlib.sha1(data).hexdigest()
+            partial = self.collect / f".{name}.part"
+            partial.write_bytes(data)
+            partial.replace(self.collect / name)
+            return
+        error = violation.error()
+        error.case = case
+        _RAISERS.get(violation.property, _other)(error)
+
+
+def _robust(error: PropertyFailure) -> None:
+    raise error
+
+
+def _hang(error: PropertyFailure) -> None:
+    raise error
+
+
+def _no_leak(error: PropertyFailure) -> None:
+    raise error
+
+
+def _no_tag(error: PropertyFailure) -> None:
+    raise error
+
+
+def _answer(error: PropertyFailure) -> None:
+    raise error
+
+
+def _chunking(error: PropertyFailure) -> None:
+    raise error
+
+
+def _idempotence(error: PropertyFailure) -> None:
+    raise error
+
+
+def _truncation(error: PropertyFailure) -> None:
+    raise error
+
+
+def _holdback(error: PropertyFailure) -> None:
+    raise error
+
+
+def _differential(error: PropertyFailure) -> None:
+    raise error
+
+
+def _other(error: PropertyFailure) -> None:
+    raise error
+
+
+_RAISERS: dict[str, Callable[[PropertyFailure], None]] = {
+    "robust": _robust, "hang": _hang, "no-leak": _no_leak, "no-tag": _no_tag,
+    "answer": _answer, "chunking": _chunking, "idempotence": _idempotence,
+    "truncation": _truncation, "holdback": _holdback, "differential": _differential,
+}
