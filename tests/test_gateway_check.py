@@ -12,6 +12,7 @@ import pytest
 
 from scrubcheck.cli import main
 from scrubcheck.corpus import load_corpus
+from scrubcheck.gateway import scrubbers as gateway_scrubbers
 from scrubcheck.gateway.capture import (
     Capture,
     CaptureFileError,
@@ -45,7 +46,8 @@ def content_capture(*deltas: str, finish: str | None = "stop", **response) -> Ca
 
 @pytest.fixture
 def no_peers(monkeypatch):
-    monkeypatch.setitem(sys.modules, "scrubcheck.peers", None)
+    """As on a machine without the peers package (this one may have peers installed)."""
+    monkeypatch.setattr(gateway_scrubbers, "PEERS_MODULE", "scrubcheck_test_no_peers")
 
 
 def test_one_sample_per_format_ships():
@@ -102,9 +104,10 @@ def test_unsupported_scrubber_is_run_without_the_context_and_its_leak_counts(cap
 
 
 def test_installed_peers_are_added(monkeypatch, capsys):
-    peers = types.ModuleType("scrubcheck.peers")
+    peers = types.ModuleType("scrubcheck_test_peers")
     peers.installed_specs = lambda: [PASSTHROUGH]  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "scrubcheck.peers", peers)
+    monkeypatch.setattr(gateway_scrubbers, "PEERS_MODULE", "scrubcheck_test_peers")
+    monkeypatch.setitem(sys.modules, "scrubcheck_test_peers", peers)
     code = main(["gateway", "check", str(SAMPLES / "inline-closed.json")])
     out = capsys.readouterr().out
     assert code == 1
@@ -285,3 +288,27 @@ def test_record_from_sse_and_check_on_sse(tmp_path, capsys, no_peers):
     capsys.readouterr()
     assert main(["gateway", "check", str(saved)]) == 0
     assert "format:   duplicated:" in capsys.readouterr().out
+
+
+def test_installed_peers_from_manifests_and_markers(monkeypatch):
+    from scrubcheck.gateway.scrubbers import scrubber_specs
+
+    manifest = types.SimpleNamespace
+    peers = types.ModuleType("scrubcheck_test_peers")
+    peers.shipped_manifests = lambda: [  # type: ignore[attr-defined]
+        manifest(name="here", package="p1"), manifest(name="absent", package="p2")]
+    peers.read_marker = lambda package: object() if package == "p1" else None  # type: ignore
+    monkeypatch.setattr(gateway_scrubbers, "PEERS_MODULE", "scrubcheck_test_peers")
+    monkeypatch.setitem(sys.modules, "scrubcheck_test_peers", peers)
+    specs, note = scrubber_specs(["reference", "reference"])
+    assert specs == ["reference", "peer:here"]
+    assert note == "1 installed peer(s): peer:here"
+
+
+def test_a_scrubber_that_cannot_load_is_an_error_row(capsys, no_peers):
+    code = main(["gateway", "check", str(SAMPLES / "none.json"), "--scrubber",
+                 "no_such_module_xyz:Scrubber"])
+    out = capsys.readouterr().out
+    assert code == 0
+    row = next(line for line in out.splitlines() if line.startswith("no_such_module_xyz"))
+    assert "ERROR" in row and "cannot load" in row

@@ -63,10 +63,18 @@ def judge_all(capture: Capture, analysis: Analysis, specs: list[str]) -> list[Ve
         try:
             adapter = load_adapter(spec)
         except AdapterError as exc:
-            verdicts.append(Verdict(spec, "?", "ERROR", f"cannot load: {exc}"))
+            verdicts.append(Verdict(spec, "?", "ERROR", f"cannot load: {_short(str(exc))}"))
             continue
         verdicts.append(judge(adapter, capture, analysis, detector))
     return verdicts
+
+
+def _short(message: str, limit: int = 240) -> str:
+    """A table cell of an error: its first and last lines (a peer's traceback ends in
+    the exception), at most `limit` characters."""
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    text = lines[0] if len(lines) <= 1 else f"{lines[0]} … {lines[-1]}"
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def judge(adapter: Adapter, capture: Capture, analysis: Analysis,
@@ -82,7 +90,7 @@ def judge(adapter: Adapter, capture: Capture, analysis: Analysis,
     if not trace.ok:
         what = (f"{trace.error.where()} raised {trace.error.summary}" if trace.error
                 else "did not finish")
-        return Verdict(adapter.spec, adapter.kind, "ERROR", what)
+        return Verdict(adapter.spec, adapter.kind, "ERROR", _short(what))
     output = trace.output
     leak = detector.first_leak(output)
     mismatch = ws_compare(analysis.answer, output, list(analysis.cuts))
