@@ -15,6 +15,7 @@ from scrubcheck.corpus import load_corpus
 from scrubcheck.gateway import scrubbers as gateway_scrubbers
 from scrubcheck.gateway.capture import (
     Capture,
+    CaptureError,
     CaptureFileError,
     Chunk,
     parse_captures,
@@ -312,3 +313,11 @@ def test_a_scrubber_that_cannot_load_is_an_error_row(capsys, no_peers):
     assert code == 0
     row = next(line for line in out.splitlines() if line.startswith("no_such_module_xyz"))
     assert "ERROR" in row and "cannot load" in row
+
+
+def test_a_failed_stream_is_classified_on_what_arrived():
+    capture = content_capture("<think>weighing the", " options", finish=None)
+    capture.error = CaptureError("cut", "the connection broke mid-stream after 2 chunks")
+    analysis = analyse(capture)
+    assert analysis.answer == ""
+    assert analysis.notes[0].startswith("the stream failed (cut: the connection broke")

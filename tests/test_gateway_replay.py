@@ -215,3 +215,16 @@ def test_announced_context_reproduces_every_expected_output(corpus):
             scenario.id
         checked += 1
     assert checked > 300
+
+
+def test_chunks_arrive_one_by_one_in_real_time(corpus):
+    """With --chunk-delay each chunk leaves when written: arrival times are spread out,
+    so an app under test sees a live stream, not one buffered body."""
+    scenario = next(s for s in corpus.scenarios if len(s.deltas) == 4)
+    with running(ReplayServer(Catalog([scenario]), chunk_delay=0.05)) as srv:
+        capture = Recorder(srv.url).record(scenario.id, PROMPT, name="slow")
+    times = [c.t for c in capture.chunks]
+    assert len(times) == 5  # four deltas and the finish chunk
+    gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
+    # the first parse may lag (the client's lazy set-up), so judge the span and each gap
+    assert times[-1] - times[0] > 0.15 and min(gaps) > 0.01, gaps
