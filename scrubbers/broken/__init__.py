@@ -15,6 +15,16 @@ BROKEN: dict[str, str] = {
         ("hangs", "HangsScrubber"),
         ("no_context", "NoContextScrubber"),
         ("returns_bytes", "ReturnsBytesScrubber"),
+        # One field bug each on top of the reference scrubber (the hunt/fuzz self-test):
+        ("short_holdback", "ShortHoldbackScrubber"),
+        ("case_sensitive", "CaseSensitiveScrubber"),
+        ("flush_leaks_tail", "FlushLeaksTailScrubber"),
+        ("prefill_ignored", "PrefillIgnoredScrubber"),
+        ("any_backtick_guard", "AnyBacktickGuardScrubber"),
+        ("splice_blind", "SpliceBlindScrubber"),
+        ("quadratic_rescan", "QuadraticRescanScrubber"),
+        ("buffers_all", "BuffersAllScrubber"),
+        ("drops_blank_deltas", "DropsBlankDeltasScrubber"),
     )
 }
 

@@ -21,8 +21,11 @@ from pathlib import Path
 
 def instrumented_modules(spec: str) -> tuple[str, ...]:
     """Prefixes of the module names whose code libFuzzer should see covered for `spec`."""
+    from scrubcheck.adapters.peer import PREFIX
     from scrubcheck.adapters.resolve import registered_names, split_kind
 
+    if spec.startswith(PREFIX):
+        return ()  # a peer runs in its own process: no coverage to see from here
     _, target = split_kind(spec)
     target = registered_names().get(target, target)
     location = target.rpartition(":")[0] if ":" in target else target

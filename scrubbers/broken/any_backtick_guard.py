@@ -1,0 +1,32 @@
+"""any_backtick_guard: a backtick run is closed by the next run of any length.
+
+Field bug modelled: a code guard that tracks "inside backticks" as a toggle.
+In ``` ``<think>`secret</think> after ``` the runs have unequal lengths, so no
+span forms and the open tag is a tag (SPEC R-CODE-3); this guard pairs `` with
+` and keeps the block as literal code, showing the reasoning (FIELD.md failure
+mode 7: guard bypass with unequal backtick runs). Everything else is the
+reference scrubber.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+
+from scrubcheck.scrubbers.reference import ReferenceScrubber
+from scrubcheck.scrubbers.reference.spans import BACKTICK_RUN, LineIndex
+
+
+class _AnyRunIndex(LineIndex):
+    def __init__(self, line: str) -> None:
+        super().__init__(line)
+        self.ends = [m.end() for m in BACKTICK_RUN.finditer(line)]
+
+    def run_end_from(self, length: int, offset: int) -> int | None:
+        k = bisect_left(self.starts, offset)  # the bug: any later run closes the span
+        return self.ends[k] if k < len(self.starts) else None
+
+
+class AnyBacktickGuardScrubber(ReferenceScrubber):
+    def _held_line(self):  # type: ignore[no-untyped-def]
+        line, offset, _ = super()._held_line()
+        return line, offset, _AnyRunIndex(line)

@@ -1,0 +1,49 @@
+"""case_sensitive: matches tags only in the case the vocabulary spells them.
+
+Field bug modelled: `text.find("<think>")` instead of an ASCII case-insensitive
+match. `<THINK>`, `<Thought>` (Hermes 3 writes `<REASONING_SCRATCHPAD>`) open
+no block, so their reasoning is shown (SPEC R-VOCAB-1; PEERS.md: only hermes is
+case-insensitive). Everything else is the reference scrubber.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from scrubcheck.scrubbers.reference import ReferenceScrubber
+from scrubcheck.scrubbers.reference.tables import MatchTable, Tables, tables_for
+from scrubcheck.vocabulary import Tag
+
+
+@dataclass(frozen=True)
+class _ExactTable(MatchTable):
+    spelled: frozenset[str] = frozenset()  # every tag and proper prefix, as spelled
+
+    def classify(self, text: str) -> Tag | bool | None:
+        if text not in self.spelled:  # the bug: no case folding
+            return None
+        return super().classify(text)
+
+
+def _exact(table: MatchTable) -> _ExactTable:
+    spelled = frozenset(t.text[:i] for t in table.tags.values() for i in range(1, len(t.text) + 1))
+    return _ExactTable(table.tags, table.prefixes, table.start_chars, table.special, spelled)
+
+
+@lru_cache(maxsize=16)
+def _case_sensitive(features: frozenset[str]) -> Tables:
+    tables = tables_for(features)
+    return Tables(_exact(tables.outside),
+                  {name: _exact(t) for name, t in tables.closes_by_name.items()},
+                  _exact(tables.any_close), tables.max_tag_len)
+
+
+class CaseSensitiveScrubber(ReferenceScrubber):
+    def __init__(self, *, starts_in_reasoning: bool = False, inline_answer: bool = False,
+                 finish_reason: str | None = "stop",
+                 features: tuple[str, ...] | list[str] | frozenset[str] = ()) -> None:
+        super().__init__(starts_in_reasoning=starts_in_reasoning, inline_answer=inline_answer,
+                         finish_reason=finish_reason, features=features)
+        self._tables = _case_sensitive(frozenset(features))
+        self._reset()

@@ -1,0 +1,23 @@
+"""short_holdback: holds back at most 7 characters of a partial tag at the end of a delta.
+
+Field bug modelled: a streaming filter keeps back only what could still become
+`<think>` or `</think>` (7 characters). A longer tag split across deltas after
+its seventh character (`<reasonin` | `g>`, `</thinki` | `ng>`) is released as
+text, so the tag never forms and the block's reasoning streams out (FIELD.md
+failure mode 1; PEERS.md: SGLang qwen3 leaks on a split open tag).
+Everything else is the reference scrubber.
+"""
+
+from __future__ import annotations
+
+from scrubcheck.scrubbers.reference import ReferenceScrubber
+
+HOLD = len("<think>")
+
+
+class ShortHoldbackScrubber(ReferenceScrubber):
+    def feed(self, delta: str) -> str:
+        self._process(delta, eof=False)
+        if sum(len(p) for p in self._stack) > HOLD:  # the bug: a fixed, short hold-back
+            self._emit_dead_stack()
+        return self._take()
