@@ -45,12 +45,13 @@ class Caps:
     long_input: int = 2000  # texts longer than this get sampled split and cut points:
     tag_window: int = 12  # ... points within this distance of a tag boundary
     sample: int = 64  # ... plus this many seeded others
-    budget_chars: int = 4_000_000  # ... at most budget_chars // len(text) variants in all
+    budget_chars: int = 4_000_000  # ... at most budget_chars // cost variants in all
     min_variants: int = 16  # ... but never fewer than this
-    char_max: int = 65536  # the one-character chunking runs up to this length
+    max_deltas: int = 65536  # a chunking of more deltas is not run (e.g. `char` over 64 Ki)
 
-    def max_variants(self, length: int) -> int:
-        return max(self.min_variants, self.budget_chars // max(1, length))
+    def max_variants(self, cost: int) -> int:
+        """Variants of a quadratic family for an input costing `cost` characters to run."""
+        return max(self.min_variants, self.budget_chars // max(1, cost))
 
 
 @dataclass
@@ -86,11 +87,13 @@ def cut_points(
     caps: Caps,
     *,
     ends: bool,
+    cost: int | None = None,
 ) -> tuple[list[int], int]:
     """Positions to split or cut at, and how many were left out by the long-input cap.
 
     `ends` includes 0 and len(text) (truncation cuts); without it only interior
-    points (two-way splits with two non-empty halves).
+    points (two-way splits with two non-empty halves). `cost` is what one variant
+    costs to run, in characters (default: the text's length).
     """
     low, high = (0, len(text)) if ends else (1, len(text) - 1)
     if high < low:
@@ -103,7 +106,7 @@ def cut_points(
         for boundary in (start, end):
             near_tags.update(range(boundary - caps.tag_window, boundary + caps.tag_window + 1))
     near = sorted(p for p in near_tags if low < p < high)
-    room = caps.max_variants(len(text)) - 2  # the two ends are always cut
+    room = caps.max_variants(cost or len(text)) - 2  # the two ends are always cut
     randoms = min(caps.sample, max(room // 4, room - len(near)))
     if len(near) > room - randoms:
         near = sorted(rng.sample(near, room - randoms))
@@ -134,6 +137,11 @@ def seeded_rng(seed: int, scenario_id: str, purpose: str) -> random.Random:
 
 
 _RANDOM_MAX_SIZES = (3, 8, 24, 64)
+
+
+def _expected_random_deltas(text: str, index: int) -> int:
+    max_size = _RANDOM_MAX_SIZES[(index - 1) % len(_RANDOM_MAX_SIZES)]
+    return len(text) * 2 // (1 + max_size)
 
 
 def _random(scenario: Scenario, seed: int, index: int) -> Chunking:
@@ -180,21 +188,27 @@ def chunking_names(
     """The names of every chunking of the matrix, and the variants capped per family."""
     caps = caps or Caps()
     text = scenario.text
-    names = ["recorded", "whole", "recorded+empty"]
+    names = ["recorded", "whole"]
     capped: dict[str, int] = {}
-    if len(text) <= caps.char_max:
-        names.append("char")
-    else:
-        capped["char"] = 1
     points, left_out = cut_points(
         text, vocabulary, seeded_rng(seed, scenario.id, "split-sample"), caps, ends=False
     )
-    names.extend(f"split@{k}" for k in points)
     if left_out:
         capped["split"] = left_out
-    names.extend(f"fixed-{n}" for n in FIXED_SIZES)
-    names.append("tags")
-    names.extend(f"random-{i}" for i in range(1, random_count + 1))
+    candidates = [
+        ("recorded+empty", 2 * len(scenario.deltas) + 1),
+        ("char", len(text)),
+        *((f"split@{k}", 2) for k in points),
+        *((f"fixed-{n}", -(-len(text) // n)) for n in FIXED_SIZES),
+        ("tags", 0),
+        *((f"random-{i}", _expected_random_deltas(text, i)) for i in range(1, random_count + 1)),
+    ]
+    for name, deltas in candidates:
+        if deltas <= caps.max_deltas:
+            names.append(name)
+        else:  # linear, but millions of calls: counted, and replayable by name
+            family = Chunking(name, ()).family
+            capped[family] = capped.get(family, 0) + 1
     return names, capped
 
 

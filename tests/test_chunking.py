@@ -133,10 +133,12 @@ def test_cut_points_include_both_ends_and_count_what_they_leave_out():
     assert again == points
 
 
-def test_char_chunking_is_capped_above_char_max():
+def test_chunkings_with_too_many_deltas_are_capped_and_counted():
     s = scenario(["y" * 100])
-    names, capped = chunking_names(s, VOCAB, seed=0, caps=Caps(char_max=50, long_input=10))
+    names, capped = chunking_names(s, VOCAB, seed=0, caps=Caps(max_deltas=30))
     assert "char" not in names and capped["char"] == 1
+    assert "fixed-4" in names and "fixed-3" not in names  # 25 deltas run, 34 do not
+    assert capped["fixed"] == 2 and capped["random"] >= 1
     assert chunking_by_name(s, VOCAB, "char", seed=0).deltas == tuple("y" * 100)  # replayable
 
 
