@@ -6,10 +6,8 @@ R-WS-1). Across chunkings: one output (R-CHUNK-1). Then idempotence (R-IDEM-1),
 every truncation (R-TRUNC-1), reuse after flush (R-REUSE-1) and hold-back
 (R-STREAM-1/2, SHOULD).
 
-A check that fails under many chunkings is reported once, at the chunking with
-the fewest deltas (the easiest replay), with the number of others in
-`Failure.similar`. Nothing passes by absence: a scenario on which no check ran
-is an ERROR.
+Findings are gathered by `collect.FailureCollector` (one failure per check and
+rule). Nothing passes by absence: a scenario on which no check ran is an ERROR.
 """
 
 from __future__ import annotations
@@ -43,7 +41,8 @@ from scrubcheck.checks import (
 from scrubcheck.checks.leak import Leak
 from scrubcheck.chunking import Chunking, chunking_by_name, chunking_names, cut_points, seeded_rng
 from scrubcheck.model import Scenario
-from scrubcheck.results import Failure, Outcome, ScenarioResult
+from scrubcheck.results import Outcome, ScenarioResult
+from scrubcheck.runner.collect import FailureCollector
 from scrubcheck.runner.oracle import reference_view
 from scrubcheck.runner.replay import replay_command
 from scrubcheck.runner.settings import RunSettings
@@ -52,15 +51,6 @@ from scrubcheck.vocabulary import build_vocabulary
 #: Called with a label (a replayable chunking name) before each stream is run,
 #: so that a hang can be reported at the stream that hung.
 Progress = Callable[[str], None]
-
-#: Failures keep their deltas and texts for the reports unless they are huge;
-#: the replay command rebuilds them from the chunking name in any case.
-MAX_KEPT_CHARS = 200_000
-
-CHECK_ORDER = ("exception", "type", "leak", "truncation", "tag", "expected", "invariance",
-               "idempotence", "reuse", "holdback")
-_SHOWN_SIMILAR = 5
-
 
 def run_scenario(
     adapter: Adapter,
@@ -118,28 +108,16 @@ class _ScenarioRun:
         self.context = scenario.context
         self.recorded = tuple(scenario.deltas)
         self.vocabulary = build_vocabulary(scenario.context.features)
-        self.collected: dict[tuple[str, str], list[tuple[tuple[int, int], Failure]]] = {}
+        self.collector = FailureCollector(lambda name: replay_command(
+            scenario.id, adapter.spec, name, settings.seed, settings.corpus_paths))
         self.outputs: dict[str, str] = {}  # interning: one copy of each distinct output
         self.judged: dict[str, tuple[Leak | None, Finding | None, Finding | None]] = {}
         self.checks = 0
         self.chunkings_run = 0
-        self.order = 0
 
     # -- bookkeeping -------------------------------------------------------
     def report(self, name: str, deltas: int, finding: Finding | None) -> None:
-        """Collect a finding under chunking `name` (`deltas`: how many, for ranking)."""
-        if finding is None:
-            return
-        failure = Failure(
-            check=finding.check, rule=finding.rule, level=finding.level, chunking=name,
-            deltas=[], detail=finding.detail, expected=_clip(finding.expected),
-            got=_clip(finding.got), step=finding.step,
-            replay=replay_command(self.scenario.id, self.adapter.spec, name, self.settings.seed,
-                                  self.settings.corpus_paths),
-        )
-        key = (finding.check, finding.rule)
-        self.collected.setdefault(key, []).append(((deltas, self.order), failure))
-        self.order += 1
+        self.collector.add(name, deltas, finding)
 
     def report_robustness(self, name: str, trace: Trace) -> None:
         self.report(name, len(trace.deltas), check_exception(trace))
@@ -328,22 +306,7 @@ class _ScenarioRun:
                             check_reuse(second, fresh.output, poison))
 
     def conclude(self, result: ScenarioResult) -> None:
-        failures = []
-        for entries in self.collected.values():
-            entries.sort(key=lambda entry: entry[0])
-            first = entries[0][1]
-            others = list(dict.fromkeys(
-                f.chunking for _, f in entries[1:] if f.chunking != first.chunking))
-            if others:
-                first.similar = len(others)
-                shown = ", ".join(others[:_SHOWN_SIMILAR])
-                more = f", … ({len(others) - _SHOWN_SIMILAR} more)" if len(
-                    others) > _SHOWN_SIMILAR else ""
-                first.detail += f" [same check also fails under: {shown}{more}]"
-            self.attach_deltas(first)
-            failures.append(first)
-        failures.sort(key=lambda f: (f.level != "MUST", CHECK_ORDER.index(f.check)
-                                     if f.check in CHECK_ORDER else len(CHECK_ORDER)))
+        failures = self.collector.failures(self.deltas_of)
         result.failures = failures
         result.chunkings_run = self.chunkings_run
         result.checks_run = self.checks
@@ -358,18 +321,3 @@ class _ScenarioRun:
             result.reason = "harness: no check ran for this scenario, so it cannot pass"
         else:
             result.outcome = Outcome.PASS
-
-    def attach_deltas(self, failure: Failure) -> None:
-        deltas = self.deltas_of(failure.chunking)
-        size = sum(map(len, deltas))
-        if size <= MAX_KEPT_CHARS:
-            failure.deltas = list(deltas)
-        else:
-            failure.detail += (f" (deltas not stored: {len(deltas)} deltas, {size} characters; "
-                               "the replay command rebuilds them)")
-
-
-def _clip(text: str | None) -> str | None:
-    if text is None or len(text) <= MAX_KEPT_CHARS:
-        return text
-    return text[:MAX_KEPT_CHARS] + f"… [clipped: {len(text)} characters in all]"
