@@ -188,6 +188,34 @@ def test_show_usage_errors(capsys):
     assert code == 2 and "unknown chunking" in err
 
 
+def test_linear_time_failure_replays_with_show(capsys, tmp_path):
+    module = tmp_path / "slow_mod.py"
+    module.write_text(textwrap.dedent(
+        """
+        class Rescans:
+            def __init__(self):
+                self.seen = ""
+            def feed(self, delta):
+                self.seen += delta
+                for _ in range(3):
+                    for _ in self.seen:
+                        pass
+                return delta
+            def flush(self):
+                return ""
+        """))
+    from scrubcheck.adapters import load_adapter
+    from scrubcheck.runner import run_linear_check
+
+    result = run_linear_check(load_adapter(f"{module}:Rescans"))
+    assert result.outcome is Outcome.FAIL
+    [failure] = result.failures
+    argv = shlex.split(failure.replay)
+    assert argv[:3] == ["scrubcheck", "show", "linear-time"]
+    code, out, _ = cli(capsys, *argv[1:])
+    assert code == 1 and "MUST R-ROBUST-2 linear" in out and "ratio_1char" in out
+
+
 def test_show_gives_up_on_a_hang(capsys):
     hanging = next(s for s in load_corpus().scenarios if "< " in s.text)
     code, out, _ = cli(capsys, "show", hanging.id, "--scrubber", BROKEN["hangs"],

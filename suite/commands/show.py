@@ -6,6 +6,7 @@ Without `--chunking`: the scenario, the scrubber's output under every chunking
 every feed() with what it returned and the cumulative output, flush(), a
 splitter's reasoning channel, and the verdicts of that chunking's checks.
 Whitespace is shown visibly (␠ ⏎ → ␍, escapes for invisible characters).
+`scrubcheck show linear-time` repeats the once-per-run R-ROBUST-2 measurement.
 Exit 0 when the verdicts pass, 1 when they fail, 2 on usage errors.
 """
 
@@ -26,7 +27,7 @@ from scrubcheck.chunking import chunking_by_name, chunking_plan
 from scrubcheck.corpus import load_corpus
 from scrubcheck.model import Scenario
 from scrubcheck.results import Outcome, ScenarioResult
-from scrubcheck.runner import RunSettings, run_scenario
+from scrubcheck.runner import LINEAR_ID, RunSettings, run_linear_check, run_scenario
 from scrubcheck.vocabulary import build_vocabulary
 
 NAME = "show"
@@ -66,6 +67,8 @@ def _deadline(seconds: float):
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.id == LINEAR_ID:
+        return show_linear(args)
     try:
         corpus = load_corpus(list(args.corpus) if args.corpus else None)
     except FileNotFoundError as exc:
@@ -103,6 +106,25 @@ def run(args: argparse.Namespace) -> int:
         return 1
     print_verdicts(result)
     return 1 if result.outcome in (Outcome.FAIL, Outcome.ERROR, Outcome.TIMEOUT) else 0
+
+
+def show_linear(args: argparse.Namespace) -> int:
+    """The R-ROBUST-2 measurement for one scrubber, with its numbers."""
+    try:
+        adapter = load_adapter(args.scrubber)
+    except AdapterError as exc:
+        return _usage(f"cannot load scrubber: {exc}")
+    print(f"linear-time check (R-ROBUST-2) of {adapter.spec} ({adapter.kind})")
+    try:
+        with _deadline(args.timeout):
+            result = run_linear_check(adapter)
+    except _Timeout:
+        print(f"\nTIMEOUT: no result within {args.timeout:g} s")
+        return 1
+    for key, value in result.metrics.items():
+        print(f"  {key}: {value:g}")
+    print_verdicts(result)
+    return 0 if result.outcome is Outcome.PASS else 1
 
 
 def _usage(message: str) -> int:
@@ -248,8 +270,9 @@ def _tail(text: str, width: int = 60) -> str:
 
 
 def print_verdicts(result: ScenarioResult) -> None:
-    print(f"\nverdict: {result.outcome.value}  ({result.checks_run} checks over "
-          f"{result.chunkings_run} chunkings)")
+    checks = "1 check" if result.checks_run == 1 else f"{result.checks_run} checks"
+    chunkings = "1 chunking" if result.chunkings_run == 1 else f"{result.chunkings_run} chunkings"
+    print(f"\nverdict: {result.outcome.value}  ({checks} over {chunkings})")
     if result.reason:
         print(f"  {result.reason}")
     for failure in result.failures:

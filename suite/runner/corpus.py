@@ -9,6 +9,7 @@ completion order; every timeout, crash, cap and unsupported scenario is counted.
 
 from __future__ import annotations
 
+import shlex
 import sys
 import time
 import traceback
@@ -53,8 +54,10 @@ def run_linear_check(adapter: Adapter) -> ScenarioResult:
         result.checks_run = 1
         if measurement.finding is not None:
             f = measurement.finding
-            result.failures.append(Failure(f.check, f.rule, f.level, "fixed-1/fixed-16", [],
-                                           f.detail))
+            result.failures.append(Failure(
+                f.check, f.rule, f.level, "fixed-1/fixed-16", [], f.detail,
+                replay=shlex.join(["scrubcheck", "show", LINEAR_ID, "--scrubber", adapter.spec]),
+            ))
             result.outcome = Outcome.FAIL
     result.duration_s = round(time.perf_counter() - started, 4)
     return result
@@ -133,7 +136,7 @@ def run_corpus(
         if settings.linear_check:
             if bar is not None:
                 bar.set_description("linear-time check")
-            pool.run([Task(-1, None, timeout)], on_result, on_lost)
+            pool.run([Task(-1, None, settings.linear_timeout_s)], on_result, on_lost)
             if bar is not None:
                 bar.set_description("scenarios")
         pool.run([Task(i, s, timeout) for i, s in enumerate(scenarios)], on_result, on_lost)
