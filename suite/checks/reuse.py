@@ -21,6 +21,10 @@ POISONS: dict[str, tuple[str, str]] = {
         "Sure.<think>poison planning text that must stay hidden\n</thi",
         "an unclosed block with a held partial close tag",
     ),
+    "unclosed-partial-open": (
+        "Sure.<think>poison planning text\n<thi",
+        "an unclosed block ending in a partial open tag",
+    ),
     "held-partial-tag": ("Fine, here it is <thi", "a held partial open tag"),
     "open-fence": (
         "Example:\n```text\nliteral <think> inside a fence that never closes\n",
