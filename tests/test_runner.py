@@ -180,6 +180,15 @@ SCRUBBERS = textwrap.dedent(
             text, self.parts = "".join(self.parts), []
             return strip_reasoning(text, **self.context)
 
+    from scrubcheck.scrubbers.broken._simple import SimpleScrubber
+
+    class Sticky(SimpleScrubber):
+        """flush() forgets to leave an open block: the next stream starts inside it."""
+        def flush(self):
+            out = self.held if self.block is None else ""
+            self.held = ""
+            return out
+
     def split(text, **context):
         return ("(reasoning channel)", strip_reasoning(text, **context))
     split.supported_features = ReferenceScrubber.supported_features
@@ -203,6 +212,15 @@ def test_buffering_stream_fails_only_at_should_level(scrubbers):
     assert rules_of(result) == {"R-STREAM-2"}
     assert failure(result, "R-STREAM-2").chunking == "char"
     assert not result.fails_at("must") and result.fails_at("should")
+
+
+def test_state_kept_across_flush_fails_reuse(scrubbers):
+    result = run(f"{scrubbers}:Sticky", MULTI)
+    reuse = failure(result, "R-REUSE-1")
+    assert reuse.chunking == "reuse:unclosed-block" and reuse.check == "reuse"
+    assert reuse.expected == "abc" and reuse.got != "abc"
+    assert "unclosed block" in reuse.detail
+    assert rules_of(result) == {"R-REUSE-1"}  # fresh objects are fine
 
 
 def test_batch_and_splitter_adapters_pass_with_batch_holdback(scrubbers):
