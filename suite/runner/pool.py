@@ -7,11 +7,17 @@ replaced (the task is TIMEOUT, naming the stream that hung); one that dies
 (a segfault, `os._exit`) is replaced too (the task is ERROR). Every other task
 goes on. Results come back through `on_result` in completion order, keyed by
 the task's index.
+
+The timeout counts the worker's CPU time (from /proc where there is one), so
+that a busy machine does not turn a slow scenario into a TIMEOUT and results
+stay reproducible; a wall-clock backstop of WALL_FACTOR times the timeout
+catches a scrubber that blocks without computing.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import os
 import signal
 import time
 import traceback
@@ -40,7 +46,21 @@ class Lost:
     detail: str
 
 
+WALL_FACTOR = 4.0
+POLL_S = 0.2
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
 Progress = Callable[[str], None]
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time of a process, or None where /proc is not available."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / _TICKS
+    except (OSError, IndexError, ValueError):
+        return None
 Handler = Callable[[Task, Progress], ScenarioResult]
 
 
@@ -64,7 +84,23 @@ class _Worker:
     conn: Connection
     task: Task | None = None
     started: float = 0.0
+    cpu_started: float | None = None
     label: str | None = None
+
+    def overrun(self, now: float) -> str | None:
+        """Why the current task is over its timeout, or None while it is not."""
+        assert self.task is not None
+        wall = now - self.started
+        limit = self.task.timeout_s
+        cpu = cpu_seconds(self.process.pid) if self.cpu_started is not None else None
+        if cpu is not None:
+            used = cpu - self.cpu_started
+            if used > limit:
+                return f"used more than {limit:g} s of CPU time ({wall:.1f} s wall)"
+            if wall > limit * WALL_FACTOR:
+                return f"no result within {wall:.0f} s wall time ({used:.1f} s CPU)"
+            return None
+        return f"no result within {limit:g} s" if wall > limit else None
 
 
 class WorkerPool:
@@ -121,22 +157,21 @@ class WorkerPool:
                         continue
                     worker.task = task
                     worker.started, worker.label = time.monotonic(), None
+                    worker.cpu_started = cpu_seconds(worker.process.pid)
             busy = [w for w in self.workers if w.task is not None]
-            now = time.monotonic()
-            wait_s = min(w.started + w.task.timeout_s - now for w in busy)
-            ready = wait([w.conn for w in busy], timeout=max(0.0, wait_s))
+            ready = wait([w.conn for w in busy], timeout=POLL_S)
             for worker in busy:
                 if worker.conn in ready:
                     self._receive(worker, on_result, on_lost)
             now = time.monotonic()
             for worker in [w for w in self.workers if w.task is not None]:
-                if now - worker.started > worker.task.timeout_s:
+                why = worker.overrun(now)
+                if why:
                     task, label = worker.task, worker.label
                     self._retire(worker, kill=True)
                     self.workers.append(self._spawn())
                     on_lost(task, Lost("timeout", label,
-                                       f"no result within {task.timeout_s:g} s; the worker was "
-                                       "killed and replaced"))
+                                       f"{why}; the worker was killed and replaced"))
 
     def _receive(
         self,
