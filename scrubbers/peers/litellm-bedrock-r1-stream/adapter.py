@@ -24,7 +24,8 @@ class Stream:
         chunk = {"generation": generation, "prompt_token_count": 1,
                  "generation_token_count": 1, "stop_reason": stop_reason}
         delta = self.parser.chunk_parser(chunk).choices[0].delta
-        return delta.reasoning_content or "", delta.content or ""
+        # litellm's Delta has no reasoning_content attribute when none was set
+        return getattr(delta, "reasoning_content", None) or "", delta.content or ""
 
     def feed(self, delta: str) -> tuple[str, str]:
         return self._chunk(delta, None)

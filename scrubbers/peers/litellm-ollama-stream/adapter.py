@@ -25,7 +25,8 @@ class Stream:
         if done:
             chunk.update(done_reason="stop", prompt_eval_count=1, eval_count=1)
         delta = self.parser.chunk_parser(chunk).choices[0].delta
-        return delta.reasoning_content or "", delta.content or ""
+        # litellm's Delta has no reasoning_content attribute when none was set
+        return getattr(delta, "reasoning_content", None) or "", delta.content or ""
 
     def feed(self, delta: str) -> tuple[str, str]:
         return self._chunk(delta, False)

@@ -1,0 +1,34 @@
+"""`scrubcheck diff OLD.json NEW.json`: regressions and fixes between two runs.
+
+For CI on a scrubber's own repository: keep the last report.json (or a
+matrix.json), run again, diff. Exit 1 when any scenario got worse (new leaks
+are listed first), 0 otherwise, 2 when a file cannot be read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from scrubcheck.matrix.rundiff import diff_runs, load_verdicts, render_diff
+
+NAME = "diff"
+HELP = "list regressions (new leaks first) and fixes between two report.json or matrix.json"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("old", type=Path, metavar="OLD.json")
+    parser.add_argument("new", type=Path, metavar="NEW.json")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        old, new = load_verdicts(args.old), load_verdicts(args.new)
+    except (OSError, ValueError, TypeError, KeyError) as exc:
+        print(f"scrubcheck diff: cannot read the runs: {exc}", file=sys.stderr)
+        return 2
+    diffs = diff_runs(old, new)
+    only_in = sorted(set(old) ^ set(new)) if len(old) > 1 or len(new) > 1 else []
+    sys.stdout.write(render_diff(diffs, only_in))
+    return 1 if any(d.regressions for d in diffs) else 0

@@ -1,0 +1,135 @@
+"""matrix.html: the compliance matrix as one self-contained, script-free page.
+
+Built from the same views as matrix.md, with the report pages' stylesheet and
+table helper; every piece of scenario text is escaped.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from scrubcheck.matrix.markdown import HEADLINE, LETTER
+from scrubcheck.matrix.model import (
+    Matrix,
+    cell_counts,
+    columns,
+    counts_text,
+    hall_of_bugs,
+    observed_checks,
+    pruned,
+)
+from scrubcheck.matrix.verdicts import ERROR, FAIL, LEAK, PASS, SHOULD, SKIPPED, UNSUPPORTED
+from scrubcheck.reports.html import _CSS, _table, text
+
+_EXTRA_CSS = """
+td.v-PASS{background:#dafbe1}td.v-LEAK{background:#82071e;color:#fff;font-weight:700}
+td.v-FAIL{background:#ffebe9;font-weight:700}td.v-SHOULD{background:#fff8c5}
+td.v-ERROR{background:#fff1e5}td.v-UNSUPPORTED,td.v-SKIPPED{color:#8c959f}
+td.c-ok{background:#dafbe1}td.c-some{background:#fff8c5}td.c-bad{background:#ffebe9}
+td.c-leak{background:#ffcecb;font-weight:700}td.c-none{color:#8c959f}
+.model{font-style:italic;color:#9a6700}
+"""
+
+
+def _cell_class(counts: Counter) -> str:
+    judged = sum(counts[v] for v in (PASS, LEAK, FAIL, SHOULD, ERROR))
+    if not judged:
+        return "c-none"
+    if counts[LEAK]:
+        return "c-leak"
+    bad = counts[FAIL] + counts[ERROR]
+    if not bad and not counts[SHOULD]:
+        return "c-ok"
+    return "c-bad" if bad * 4 >= judged else "c-some"
+
+
+def _name(row) -> str:
+    return f"<b>{text(row.name)}</b>" + (' <span class="model">(model)</span>'
+                                         if row.model_of else "")
+
+
+def render_html(matrix: Matrix) -> str:
+    parts = [f"<h1>scrubcheck compliance matrix</h1><p>Generated {text(matrix.started_at)} in "
+             f"{matrix.duration_s / 60:.0f} min, {text(matrix.mode)} mode. "
+             f"{text(matrix.mode_note)}</p>"
+             "<p class=muted>Cells are pass/fail/unsupported scenario counts; ⚠n: n of the "
+             "failures leak reasoning; En: errors. Unsupported scenarios are never passes.</p>"]
+    rows = []
+    for row in matrix.rows:
+        if not row.ran:
+            rows.append([_name(row), text(row.package), text(row.kind), *[""] * 6,
+                         text(row.status)])
+            continue
+        t = row.totals()
+        rows.append([_name(row), text(row.package), text(row.kind),
+                     *[f'<td class="n v-{v if t[v] else "UNSUPPORTED"}">{t[v]}</td>'
+                       for v in (PASS, LEAK, FAIL, SHOULD, ERROR)],
+                     str(t[UNSUPPORTED] + t[SKIPPED]),
+                     text(f"linear time {row.linear() or 'not run'}")])
+    parts.append("<h2>Headline</h2>" + _table(HEADLINE, rows, 3))
+    for key, title in (("group", "By SPEC rule group"), ("area", "By corpus area")):
+        cols = columns(matrix, key)
+        body = []
+        for row in matrix.ran:
+            cells = cell_counts(row, key)
+            body.append([_name(row)] + [
+                f'<td class="n {_cell_class(cells.get(c, Counter()))}">'
+                f"{text(counts_text(cells[c])) if c in cells else ''}</td>" for c in cols])
+        parts.append(f"<h2>{text(title)}</h2>" + _table(["implementation", *cols], body, 1))
+    parts.append(_observed(matrix))
+    parts.append(_pruned(matrix))
+    parts.append(_hall(matrix))
+    body = "".join(parts)
+    csp = "default-src 'none'; style-src 'unsafe-inline'"
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f'<meta http-equiv="Content-Security-Policy" content="{csp}">'
+            "<title>scrubcheck compliance matrix</title>"
+            f"<style>{_CSS}{_EXTRA_CSS}</style></head><body>{body}</body></html>\n")
+
+
+def _observed(matrix: Matrix) -> str:
+    rows = []
+    for check in observed_checks(matrix):
+        if check.observed.peers == ("*",) and check.verdict == PASS:
+            continue
+        rows.append([text(check.observed.behaviour), text(check.peer),
+                     f"<code>{text(check.scenario_id)}</code>",
+                     f'<td class="v-{check.verdict if check.verdict in LETTER else "SKIPPED"}">'
+                     f"{text(check.verdict)}</td>",
+                     "yes" if check.confirmed else "<b>no</b>",
+                     f"<code>{text(check.command)}</code>"])
+    return ("<h2>Behaviour observed in the field, reproduced here</h2>"
+            + _table(["behaviour", "peer", "scenario", "verdict", "confirmed", "reproduce"],
+                     rows, 99))
+
+
+def _pruned(matrix: Matrix) -> str:
+    ids = pruned(matrix)
+    ran = matrix.ran
+    verdicts = [row.verdicts() for row in ran]
+    rows = [[f"<code>{text(i)}</code>"] + [
+        f'<td class="v-{v.get(i, "SKIPPED")}" title="{text(v.get(i, ""))}">'
+        f"{LETTER.get(v.get(i, ''), '')}</td>" for v in verdicts] for i in ids]
+    return (f"<h2>Where implementations differ (pruned view: {len(ids)} of "
+            f"{len(matrix.scenarios)} scenarios)</h2>"
+            + _table(["scenario", *[r.name for r in ran]], rows, 99))
+
+
+def _hall(matrix: Matrix) -> str:
+    parts = ["<h2>Hall of bugs</h2><p>Shortest failing scenarios, leaks first, with the "
+             "command that reproduces each.</p>"]
+    for row in matrix.ran:
+        items = "".join(
+            f'<li><span class="sev sev-{"leak" if e.verdict == LEAK else "must"}">'
+            f"{text(e.verdict)}</span><code>{text(e.scenario_id)}</code> — {text(e.checks)} "
+            f"(smallest: {text(e.chunking)})<pre>$ {text(e.command)}</pre></li>"
+            for e in hall_of_bugs(row))
+        parts.append(f"<h3>{_name(row)}</h3>" + (f"<ul>{items}</ul>" if items
+                                                 else "<p>No failing scenario.</p>"))
+    return "".join(parts)
+
+
+def write_matrix_html(matrix: Matrix, path: Path) -> Path:
+    path.write_text(render_html(matrix), encoding="utf-8")
+    return path

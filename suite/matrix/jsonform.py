@@ -1,0 +1,47 @@
+"""matrix.json: the matrix in machine form (per-implementation verdicts, counts, hall of bugs).
+
+The full runs stay in each implementation's own report.json (peers/<name>/);
+this file is what `scrubcheck diff` and dashboards read.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+
+from scrubcheck.matrix.model import Matrix, cell_counts, hall_of_bugs, observed_checks, pruned
+
+MATRIX_FORMAT = 1
+
+
+def matrix_dict(matrix: Matrix) -> dict:
+    rows = []
+    for row in matrix.rows:
+        rows.append({
+            "name": row.name, "title": row.title, "kind": row.kind, "package": row.package,
+            "version": row.version, "spec": row.spec, "status": row.status,
+            "model_of": row.model_of, "restrictions": row.restrictions, "report": row.report,
+            "duration_s": row.run.duration_s if row.run else None,
+            "linear_time": row.linear(),
+            "totals": dict(row.totals()),
+            "areas": {k: dict(v) for k, v in cell_counts(row, "area").items()},
+            "rule_groups": {k: dict(v) for k, v in cell_counts(row, "group").items()},
+            "verdicts": row.verdicts(),
+            "hall_of_bugs": [asdict(e) for e in hall_of_bugs(row)],
+        })
+    return {
+        "matrix_format": MATRIX_FORMAT, "mode": matrix.mode, "mode_note": matrix.mode_note,
+        "started_at": matrix.started_at, "duration_s": matrix.duration_s,
+        "settings": matrix.settings, "rows": rows, "pruned": pruned(matrix),
+        "observed": [{"behaviour": c.observed.behaviour, "peer": c.peer,
+                      "scenario": c.scenario_id, "verdict": c.verdict,
+                      "confirmed": c.confirmed, "command": c.command}
+                     for c in observed_checks(matrix)],
+    }
+
+
+def write_matrix_json(matrix: Matrix, path: Path) -> Path:
+    path.write_text(json.dumps(matrix_dict(matrix), indent=1, ensure_ascii=False) + "\n",
+                    encoding="utf-8")
+    return path

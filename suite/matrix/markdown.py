@@ -1,0 +1,145 @@
+"""matrix.md: the compliance matrix for a reader of the repository."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from scrubcheck.matrix.model import (
+    Matrix,
+    Row,
+    cell_counts,
+    columns,
+    counts_text,
+    hall_of_bugs,
+    observed_checks,
+    pruned,
+)
+from scrubcheck.matrix.verdicts import ERROR, FAIL, LEAK, PASS, SHOULD, SKIPPED, UNSUPPORTED
+from scrubcheck.reports.mdtext import cell, code_span
+
+PRUNED_SHOWN = 120
+LETTER = {PASS: "✓", LEAK: "⚠", FAIL: "✗", SHOULD: "s", ERROR: "E", UNSUPPORTED: "·",
+          SKIPPED: "·"}
+
+
+def _table(headers: list[str], rows: list[list[str]]) -> list[str]:
+    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return lines + [""]
+
+
+def _label(row: Row) -> str:
+    return f"**{row.name}**" + (" *(model)*" if row.model_of else "")
+
+
+def headline_rows(matrix: Matrix) -> list[list[str]]:
+    out = []
+    for row in matrix.rows:
+        if not row.ran:
+            out.append([_label(row), cell(row.package), cell(row.kind), "", "", "", "", "", "",
+                        cell(row.status)])
+            continue
+        t = row.totals()
+        judged = t[PASS] + t[LEAK] + t[FAIL] + t[SHOULD] + t[ERROR]
+        out.append([_label(row), cell(row.package), cell(row.kind), str(t[PASS]),
+                    str(t[LEAK]), str(t[FAIL]), str(t[SHOULD]), str(t[ERROR]),
+                    str(t[UNSUPPORTED] + t[SKIPPED]),
+                    f"{judged} judged; linear time {row.linear() or 'not run'}"])
+    return out
+
+
+HEADLINE = ["implementation", "package", "kind", "pass", "leak", "fail (MUST)",
+            "fail (SHOULD only)", "error", "unsupported", "notes"]
+
+
+def render_markdown(matrix: Matrix) -> str:
+    lines = [
+        "# scrubcheck compliance matrix", "",
+        f"Real reasoning scrubbers, each installed from its own package into its own "
+        f"environment and driven through the same corpus and checks as the reference. "
+        f"Generated {matrix.started_at} in {matrix.duration_s / 60:.0f} min "
+        f"(`scrubcheck matrix`, {matrix.mode} mode).", "",
+        f"**Mode.** {matrix.mode_note}", "",
+        "Verdicts per scenario: ✓ pass, ⚠ leaks reasoning, ✗ fails a MUST rule, s fails "
+        "only SHOULD rules, E error or timeout, · unsupported (the scenario's context or "
+        "features cannot be given to it; never counted as a pass).", "",
+        "## Headline", "",
+    ]
+    lines += _table(HEADLINE, headline_rows(matrix))
+    for key, title in (("group", "By SPEC rule group"), ("area", "By corpus area")):
+        cols = columns(matrix, key)
+        lines += [f"## {title}", "",
+                  "Cells are pass/fail/unsupported scenario counts; ⚠n: n of the failures leak; "
+                  "En: errors.", ""]
+        body = []
+        for row in matrix.ran:
+            cells = cell_counts(row, key)
+            body.append([_label(row)] + [counts_text(cells[c]) if c in cells else "" for c in cols])
+        lines += _table(["implementation", *cols], body)
+    lines += _observed(matrix) + _restrictions(matrix) + _pruned(matrix) + _hall(matrix)
+    return "\n".join(lines) + "\n"
+
+
+def _observed(matrix: Matrix) -> list[str]:
+    lines = ["## Behaviour observed in the field, reproduced here", "",
+             "Each behaviour listed in PEERS.md, the scenario that shows it and this run's "
+             "verdict for the peer (confirmed: the verdict is the one the observation "
+             "predicts).", ""]
+    body = []
+    for check in observed_checks(matrix):
+        if check.observed.peers == ("*",) and check.verdict == PASS:
+            continue  # "nobody …" rows: list only those that do show the behaviour
+        body.append([cell(check.observed.behaviour), check.peer, code_span(check.scenario_id),
+                     f"{LETTER.get(check.verdict, '')} {check.verdict}",
+                     "yes" if check.confirmed else "**no**",
+                     code_span(check.command) if check.command else ""])
+    return lines + _table(["behaviour", "peer", "scenario", "verdict", "confirmed",
+                           "reproduce"], body)
+
+
+def _restrictions(matrix: Matrix) -> list[str]:
+    lines = ["## Restrictions and implementations not run", ""]
+    for row in matrix.rows:
+        notes = ([f"model: {row.model_of}"] if row.model_of else []) + row.restrictions
+        if not row.ran:
+            notes.insert(0, f"not run: {row.status}")
+        for note in notes:
+            lines.append(f"- **{row.name}**: {cell(note)}")
+    return lines + [""]
+
+
+def _pruned(matrix: Matrix) -> list[str]:
+    ids = pruned(matrix)
+    rows = matrix.ran
+    lines = ["## Where implementations differ (pruned view)", "",
+             f"{len(ids)} of {len(matrix.scenarios)} scenarios; the others are treated alike "
+             "by every implementation that could run them."
+             + (f" The first {PRUNED_SHOWN} are shown; matrix.html and matrix.json have all."
+                if len(ids) > PRUNED_SHOWN else ""), ""]
+    verdicts = [row.verdicts() for row in rows]
+    body = [[code_span(i)] + [LETTER.get(v.get(i, ""), "") for v in verdicts]
+            for i in ids[:PRUNED_SHOWN]]
+    return lines + _table(["scenario", *[r.name for r in rows]], body)
+
+
+def _hall(matrix: Matrix) -> list[str]:
+    lines = ["## Hall of bugs", "",
+             "For each implementation, its shortest failing scenarios, leaks first, with the "
+             "one command that reproduces each.", ""]
+    for row in matrix.ran:
+        hall = hall_of_bugs(row)
+        lines += [f"### {row.name}" + (" (model)" if row.model_of else ""), ""]
+        if not hall:
+            lines += ["No failing scenario.", ""]
+            continue
+        for entry in hall:
+            lines.append(f"- {LETTER[entry.verdict]} {code_span(entry.scenario_id)} — "
+                         f"{cell(entry.checks)} (smallest: {entry.chunking})  ")
+            lines.append(f"  {code_span(entry.command)}")
+        lines.append("")
+    return lines
+
+
+def write_matrix_markdown(matrix: Matrix, path: Path) -> Path:
+    path.write_text(render_markdown(matrix), encoding="utf-8")
+    return path

@@ -1,0 +1,201 @@
+"""The compliance matrix as data: one row per implementation, its run, and the views.
+
+Every view (headline counts, area and rule-group cells, the pruned
+scenario table, the hall of bugs, the observed behaviours) is computed here
+once, so the Markdown, HTML and JSON forms cannot disagree.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from scrubcheck.matrix.observed import OBSERVED, Observed
+from scrubcheck.matrix.verdicts import (
+    ERROR,
+    FAIL,
+    JUDGED,
+    LEAK,
+    PASS,
+    SHOULD,
+    SKIPPED,
+    UNSUPPORTED,
+    verdict,
+)
+from scrubcheck.reports.analysis import reproductions, scenario_severity
+from scrubcheck.results import RunResult, ScenarioResult
+from scrubcheck.spec import RULES
+
+HALL_SIZE = 8
+
+
+@dataclass
+class Row:
+    """One implementation: what it is, and its run if it ran."""
+
+    name: str
+    title: str
+    kind: str
+    package: str  # e.g. "hermes-agent==0.19.0", "npm ai@6.0.326", "scrubcheck"
+    version: str
+    spec: str  # the adapter spec its replay commands use
+    status: str  # "ran", or why not ("not installed: ...", "heavy: ...", "failed: ...")
+    model_of: str | None = None
+    restrictions: list[str] = field(default_factory=list)
+    run: RunResult | None = None
+    report: str | None = None  # path of its full report, relative to the matrix
+
+    @property
+    def ran(self) -> bool:
+        return self.run is not None
+
+    def verdicts(self) -> dict[str, str]:
+        return {r.scenario_id: verdict(r) for r in self.run.results} if self.run else {}
+
+    def totals(self) -> Counter:
+        return Counter(self.verdicts().values())
+
+    def linear(self) -> str:
+        """The once-per-run R-ROBUST-2 outcome, or '' when it did not run."""
+        if not self.run or not self.run.scrubber_checks:
+            return ""
+        return self.run.scrubber_checks[0].outcome.value
+
+
+@dataclass(frozen=True)
+class HallEntry:
+    scenario_id: str
+    verdict: str
+    checks: str  # "leak R-LEAK-1 · expected R-FID-1"
+    chunking: str
+    size: int  # characters in the smallest failing chunking
+    command: str
+
+
+@dataclass
+class Matrix:
+    rows: list[Row]
+    mode: str  # "full" or "quick"
+    mode_note: str
+    started_at: str
+    duration_s: float
+    settings: dict
+    scenarios: dict[str, ScenarioResult] = field(default_factory=dict)  # id -> any result
+
+    @property
+    def ran(self) -> list[Row]:
+        return [r for r in self.rows if r.ran]
+
+    def index_scenarios(self) -> None:
+        for row in self.ran:
+            for result in row.run.results:
+                self.scenarios.setdefault(result.scenario_id, result)
+
+
+def cell_counts(row: Row, key: str) -> dict[str, Counter]:
+    """Verdict counts per area (`key` 'area') or per SPEC rule group ('group')."""
+    cells: dict[str, Counter] = {}
+    if not row.run:
+        return cells
+    for result in row.run.results:
+        for group in _groups(result, key):
+            cells.setdefault(group, Counter())[verdict(result)] += 1
+    return cells
+
+
+def _groups(result: ScenarioResult, key: str) -> list[str]:
+    if key == "area":
+        return [result.area]
+    groups = []
+    for rule in result.rules:
+        group = RULES[rule].group if rule in RULES else rule
+        if group not in groups:
+            groups.append(group)
+    return groups
+
+
+def columns(matrix: Matrix, key: str) -> list[str]:
+    """Areas in corpus order, or SPEC rule groups in SPEC order."""
+    if key == "group":
+        return list(dict.fromkeys(rule.group for rule in RULES.values()))
+    return list(dict.fromkeys(r.area for r in matrix.scenarios.values()))
+
+
+def pruned(matrix: Matrix) -> list[str]:
+    """Scenario ids on which the implementations that judged them disagree (the others
+    are hidden: every implementation treats them alike)."""
+    by_row = [row.verdicts() for row in matrix.ran]
+    kept = []
+    for scenario_id in matrix.scenarios:
+        judged = {v[scenario_id] for v in by_row if v.get(scenario_id) in JUDGED}
+        if len(judged) > 1:
+            kept.append(scenario_id)
+    return kept
+
+
+def hall_of_bugs(row: Row, size: int = HALL_SIZE) -> list[HallEntry]:
+    """The row's shortest failing scenarios, leaks first, with a command reproducing each."""
+    if not row.run:
+        return []
+    failing = [r for r in row.run.results if verdict(r) in (LEAK, FAIL, SHOULD) and r.failures]
+    entries = []
+    for result in failing:
+        repro = reproductions(result)[0].failure
+        entries.append((scenario_severity(result), sum(map(len, repro.deltas)) or 10**9,
+                        result, repro))
+    entries.sort(key=lambda e: (e[0], e[1], e[2].scenario_id))
+    hall = []
+    for _, chars, result, repro in entries[:size]:
+        checks = " · ".join(f"{r.failure.check} {r.failure.rule}" for r in reproductions(result))
+        hall.append(HallEntry(result.scenario_id, verdict(result), checks, repro.chunking,
+                              chars if chars < 10**9 else 0, repro.replay))
+    return hall
+
+
+@dataclass(frozen=True)
+class ObservedCheck:
+    observed: Observed
+    peer: str
+    scenario_id: str
+    verdict: str  # the peer's verdict here, or "not run"
+    confirmed: bool
+    command: str
+
+
+def observed_checks(matrix: Matrix) -> list[ObservedCheck]:
+    """Each observed behaviour against this run: the peer's verdict on each of its scenarios."""
+    rows = {r.name: r for r in matrix.rows}
+    checks = []
+    for observed in OBSERVED:
+        peers = [r.name for r in matrix.rows if r.name != "reference"] \
+            if observed.peers == ("*",) else list(observed.peers)
+        for peer in peers:
+            row = rows.get(peer)
+            verdicts = row.verdicts() if row else {}
+            for scenario_id in observed.scenarios:
+                got = verdicts.get(scenario_id, "not run")
+                failed = got in (LEAK, FAIL, SHOULD, ERROR)
+                confirmed = failed if observed.expect == "fails" else got == PASS
+                command = _command(row, scenario_id)
+                checks.append(ObservedCheck(observed, peer, scenario_id, got, confirmed, command))
+    return checks
+
+
+def _command(row: Row | None, scenario_id: str) -> str:
+    if row is None or not row.run:
+        return ""
+    for result in row.run.results:
+        if result.scenario_id == scenario_id and result.failures:
+            return reproductions(result)[0].failure.replay
+    return f"scrubcheck show {scenario_id} --scrubber {row.spec}"
+
+
+def counts_text(counts: Counter) -> str:
+    """`12 pass · 3 fail (2 leak) · 1 n/a`, for cells."""
+    failed = counts[LEAK] + counts[FAIL] + counts[SHOULD]
+    parts = [f"{counts[PASS]}/{failed}/{counts[UNSUPPORTED] + counts[SKIPPED]}"]
+    if counts[LEAK]:
+        parts.append(f"⚠{counts[LEAK]}")
+    if counts[ERROR]:
+        parts.append(f"E{counts[ERROR]}")
+    return " ".join(parts)

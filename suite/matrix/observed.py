@@ -1,0 +1,64 @@
+"""The behaviours already observed in real scrubbers (shared PEERS.md), each tied to scenarios.
+
+The matrix shows, for every observed behaviour, the verdict the named peer got
+on the named scenarios in this run, so a reader can trace each claim to a
+scenario id and a replay command instead of taking it on trust.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Observed:
+    peers: tuple[str, ...]
+    behaviour: str
+    scenarios: tuple[str, ...]
+    expect: str = "fails"  # "fails" or "passes": what the observation predicts
+
+
+OBSERVED: tuple[Observed, ...] = (
+    Observed(("hermes-stream",), "not chunking-invariant: a<think>s1</think>b<think>s2</think>c "
+             "leaks s1 and s2 with one-character deltas",
+             ("peer-hermes-two-midline-blocks-one-char-deltas",
+              "peer-hermes-midline-blocks-token-deltas")),
+    Observed(("hermes-stream",), "keeps the text before an orphan </think> (a leak under a "
+             "pre-filled <think>)", ("peer-hermes-prefill-orphan-keeps-reasoning",)),
+    Observed(("hermes-stream",), "removes closed pairs inside code fences",
+             ("peer-hermes-closed-pair-in-fence",)),
+    Observed(("hermes-stream",), "discards an unclosed block (strict)",
+             ("peer-hermes-strict-unclosed-block",), expect="passes"),
+    Observed(("hermes-cli",), "emits the last ~23 characters of an unclosed block at end of "
+             "stream", ("peer-hermes-cli-unclosed-tail",)),
+    Observed(("protoagent-strip",), "its backtick guard looks only at the one character "
+             "before an open tag",
+             ("peer-protoagent-stray-backtick-right-before-open",
+              "peer-protoagent-span-with-space-before-tag")),
+    Observed(("protoagent-strip",), "the orphan-close rule has no code guard",
+             ("peer-protoagent-orphan-close-in-code",)),
+    Observed(("protoagent-strip",), "only think and scratch_pad are known",
+             ("peer-protoagent-reasoning-name", "peer-protoagent-thought-name")),
+    Observed(("pydantic-ai-stream",), "recognises a tag only when a delta equals it exactly",
+             ("peer-pydantic-whole-block-in-one-delta", "peer-pydantic-open-inside-text-delta")),
+    Observed(("pydantic-ai-batch",), "turns an unclosed block into answer text",
+             ("peer-pydantic-batch-unclosed-block",)),
+    Observed(("sglang-qwen3-stream",), "leaks everything for [\"Hi <thi\", "
+             "\"nk>secret</think>answer\"]", ("peer-sglang-split-open",)),
+    Observed(("sglang-qwen3-stream", "sglang-qwen3-batch", "sglang-deepseek-r1-stream",
+              "sglang-deepseek-r1-batch"), "split only at the first block, so a second block "
+             "leaks", ("peer-sglang-second-block",)),
+    Observed(("litellm-batch",), "takes a block only at the very start of the text",
+             ("peer-litellm-batch-block-not-at-start",)),
+    Observed(("litellm-ollama-stream",), "leaks a whole block arriving in one chunk",
+             ("peer-litellm-ollama-whole-block-one-chunk",)),
+    Observed(("ai6-stream", "ai7-stream"), "inserts \"\\n\" between segments (not "
+             "byte-faithful)", ("peer-aisdk-no-inserted-newline",)),
+    Observed(("ai6-stream",), "drops a held partial tag at end of stream",
+             ("peer-aisdk-partial-tag-at-end", "peer-aisdk-lone-angle-bracket-at-end")),
+    Observed(("ai6-generate", "ai7-generate"), "the batch path leaves an unclosed block in the "
+             "answer", ("peer-aisdk-batch-unclosed-block",)),
+    Observed(("*",), "nobody handles code fences", ("peer-nobody-handles-fences",)),
+    Observed(("*",), "nobody counts nesting", ("peer-nobody-counts-nesting",)),
+    Observed(("*",), "only hermes is case-insensitive", ("peer-only-hermes-case-insensitive",)),
+)

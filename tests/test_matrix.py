@@ -1,0 +1,153 @@
+"""The matrix views and `scrubcheck diff`, on hand-built runs (no peer needed)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from scrubcheck.cli import main
+from scrubcheck.matrix import Matrix, Row, matrix_dict, write_matrix
+from scrubcheck.matrix.model import cell_counts, hall_of_bugs, observed_checks, pruned
+from scrubcheck.matrix.rundiff import diff_runs, verdicts_of
+from scrubcheck.matrix.verdicts import ERROR, FAIL, LEAK, PASS, SHOULD, UNSUPPORTED, verdict
+from scrubcheck.results import Failure, Outcome, RunResult, ScenarioResult
+
+
+def _result(sid: str, outcome: Outcome, *failures: Failure, area: str = "blocks",
+            rules: tuple[str, ...] = ("R-BLOCK-1",)) -> ScenarioResult:
+    return ScenarioResult(sid, area, list(rules), f"corpora/{area}.yaml", 1, "", outcome,
+                          failures=list(failures))
+
+
+def _failure(check: str, rule: str, level: str = "MUST", deltas: tuple[str, ...] = ("x",),
+             spec: str = "peer:demo", sid: str = "s") -> Failure:
+    return Failure(check, rule, level, "whole", list(deltas), "detail",
+                   replay=f"scrubcheck show {sid} --scrubber {spec} --chunking whole --seed 0")
+
+
+def _run(name: str, results: list[ScenarioResult]) -> RunResult:
+    return RunResult(name, "stream", [], [], "1.0.0", "0.1.0", "now", 1.0, {"seed": 0},
+                     results=results)
+
+
+LEAKY = [
+    _result("a-long", Outcome.FAIL, _failure("leak", "R-LEAK-1", deltas=("x" * 50,),
+                                             sid="a-long")),
+    _result("b-short", Outcome.FAIL, _failure("leak", "R-LEAK-1", deltas=("xy",), sid="b-short")),
+    _result("c-must", Outcome.FAIL, _failure("expected", "R-FID-1", deltas=("z",),
+                                             sid="c-must"), area="code", rules=("R-CODE-2",)),
+    _result("d-should", Outcome.FAIL, _failure("holdback", "R-STREAM-1", "SHOULD")),
+    _result("e-pass", Outcome.PASS),
+    _result("f-unsup", Outcome.UNSUPPORTED),
+    _result("g-error", Outcome.TIMEOUT),
+    _result("peer-only-hermes-case-insensitive", Outcome.FAIL,
+            _failure("leak", "R-LEAK-1", sid="peer-only-hermes-case-insensitive")),
+]
+CLEAN = [_result(r.scenario_id, Outcome.PASS, area=r.area, rules=tuple(r.rules))
+         for r in LEAKY]
+
+
+def _matrix() -> Matrix:
+    rows = [Row("reference", "ref", "streaming scrubber", "scrubcheck", "0.1.0", "reference",
+                "ran", run=_run("reference", CLEAN)),
+            Row("demo", "Demo", "streaming scrubber", "demo==1", "1", "peer:demo", "ran",
+                restrictions=["takes no context"], run=_run("peer:demo", LEAKY)),
+            Row("absent", "Absent", "batch scrubber", "absent==2", "2", "peer:absent",
+                "not installed: run `scrubcheck peers install absent`")]
+    matrix = Matrix(rows, "quick", "quick: fewer chunkings", "now", 60.0, {"seed": 0})
+    matrix.index_scenarios()
+    return matrix
+
+
+def test_one_verdict_per_result_worst_first():
+    assert [verdict(r) for r in LEAKY] == [LEAK, LEAK, FAIL, SHOULD, PASS, UNSUPPORTED, ERROR,
+                                           LEAK]
+
+
+def test_cells_count_verdicts_per_area_and_rule_group():
+    matrix = _matrix()
+    demo = matrix.rows[1]
+    assert cell_counts(demo, "area")["code"] == {FAIL: 1}
+    assert cell_counts(demo, "group")["CODE"] == {FAIL: 1}  # the scenario's rules decide
+    assert cell_counts(demo, "group")["BLOCK"] == {LEAK: 3, SHOULD: 1, PASS: 1, UNSUPPORTED: 1,
+                                                   ERROR: 1}
+    assert cell_counts(matrix.rows[2], "area") == {}
+
+
+def test_pruned_view_hides_scenarios_treated_alike():
+    ids = pruned(_matrix())
+    assert "e-pass" not in ids and "f-unsup" not in ids  # alike, or judged by one only
+    assert {"a-long", "b-short", "c-must", "d-should", "g-error"} <= set(ids)
+
+
+def test_hall_of_bugs_lists_leaks_first_shortest_first_with_commands():
+    hall = hall_of_bugs(_matrix().rows[1])
+    assert [e.scenario_id for e in hall[:3]] == ["peer-only-hermes-case-insensitive", "b-short",
+                                                "a-long"]
+    assert hall[3].scenario_id == "c-must"
+    assert hall[1].command == "scrubcheck show b-short --scrubber peer:demo --chunking whole " \
+                              "--seed 0"
+
+
+def test_observed_behaviours_are_traced_to_scenarios_and_verdicts():
+    checks = [c for c in observed_checks(_matrix())
+              if c.scenario_id == "peer-only-hermes-case-insensitive"]
+    demo = next(c for c in checks if c.peer == "demo")
+    assert demo.verdict == LEAK and demo.confirmed
+    assert demo.command.startswith("scrubcheck show peer-only-hermes-case-insensitive")
+    assert next(c for c in checks if c.peer == "absent").verdict == "not run"
+
+
+def test_the_three_forms_are_written_and_agree(tmp_path):
+    matrix = _matrix()
+    md, html, js = write_matrix(matrix, tmp_path)
+    text = md.read_text()
+    assert "| **demo** | demo==1 | streaming scrubber | 1 | 3 | 1 | 1 | 1 | 1 |" in text
+    assert "not installed: run `scrubcheck peers install absent`" in text
+    assert "`scrubcheck show b-short --scrubber peer:demo --chunking whole --seed 0`" in text
+    assert "quick: fewer chunkings" in text and "takes no context" in text
+    page = html.read_text()
+    assert "<script" not in page and "Content-Security-Policy" in page
+    assert "v-LEAK" in page
+    data = json.loads(js.read_text())
+    assert data == json.loads(json.dumps(matrix_dict(matrix)))
+    demo = data["rows"][1]
+    assert demo["totals"] == {LEAK: 3, FAIL: 1, SHOULD: 1, PASS: 1, UNSUPPORTED: 1, ERROR: 1}
+    assert demo["verdicts"]["a-long"] == LEAK
+
+
+def test_diff_lists_new_leaks_first_and_fixes():
+    old = verdicts_of(_run("peer:demo", CLEAN).to_dict())
+    new = verdicts_of(_run("peer:demo", LEAKY).to_dict())
+    (diff,) = diff_runs(old, new)
+    assert [c.scenario_id for c in diff.regressions][:3] == [
+        "a-long", "b-short", "peer-only-hermes-case-insensitive"]
+    assert {c.scenario_id for c in diff.regressions} == {
+        "a-long", "b-short", "c-must", "d-should", "g-error", "peer-only-hermes-case-insensitive"}
+    assert [(c.scenario_id, c.new) for c in diff.other] == [("f-unsup", UNSUPPORTED)]
+    (back,) = diff_runs(new, old)
+    assert not back.regressions and len(back.fixes) == 6
+
+
+def test_diff_command_exit_codes(tmp_path, capsys):
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    old.write_text(json.dumps(_run("peer:demo", CLEAN).to_dict()))
+    new.write_text(json.dumps(_run("peer:demo", LEAKY).to_dict()))
+    assert main(["diff", str(old), str(new)]) == 1
+    out = capsys.readouterr().out
+    assert "REGRESSION a-long: PASS -> LEAK (new leak)" in out
+    assert main(["diff", str(new), str(old)]) == 0
+    assert "fixed" in capsys.readouterr().out
+    assert main(["diff", str(old), str(tmp_path / "missing.json")]) == 2
+
+
+def test_diff_of_two_matrices_compares_each_implementation(tmp_path):
+    first = matrix_dict(_matrix())
+    second = json.loads(json.dumps(first))
+    second["rows"][1]["verdicts"]["e-pass"] = LEAK
+    (Path(tmp_path) / "a.json").write_text(json.dumps(first))
+    (Path(tmp_path) / "b.json").write_text(json.dumps(second))
+    diffs = diff_runs(verdicts_of(first), verdicts_of(second))
+    assert [(d.name, len(d.regressions)) for d in diffs] == [("reference", 0), ("demo", 1),
+                                                            ("absent", 0)]
+    assert main(["diff", str(tmp_path / "a.json"), str(tmp_path / "b.json")]) == 1
