@@ -40,6 +40,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="corpus and crash inputs (default: ~/.cache/scrubcheck/fuzz/<spec>)")
     parser.add_argument("--no-replay", action="store_true",
                         help="do not replay the saved crash inputs first")
+    parser.add_argument("--input", action="append", type=Path, metavar="FILE",
+                        help="do not fuzz: turn this crash input (from OSS-Fuzz, say) into a "
+                             "scenario (repeatable)")
     parser.add_argument("--input-timeout", type=int, default=10, metavar="S",
                         help="seconds one input may take before it is reported as a hang")
     parser.add_argument("--level", choices=("must", "should"), default="must",
@@ -49,12 +52,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.time <= 0 or args.jobs < 1:
         return _usage("--time must be positive and --jobs at least 1")
+    missing = [str(p) for p in args.input or () if not p.is_file()]
+    if missing:
+        return _usage("no such input file: " + ", ".join(missing))
     problem = atheris_problem()
-    if problem:
+    if problem and not args.input:
         return _usage(problem)
     options = FuzzSettings(seconds=args.time, jobs=args.jobs, seed=args.seed,
                            work_dir=args.work_dir, against=args.against,
-                           input_timeout=args.input_timeout, replay=not args.no_replay)
+                           input_timeout=args.input_timeout, replay=not args.no_replay,
+                           inputs=tuple(args.input or ()))
 
     def announce(finding: Finding) -> None:
         print_finding(finding)

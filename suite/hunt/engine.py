@@ -44,6 +44,9 @@ class HuntSettings:
     max_items: int = 6
     example_timeout: float = 10.0  # seconds one case may take before it counts as a hang
     linear: bool = True
+    shrink: bool = True  # False: report failures as first seen (detection only, faster)
+    examples: int | None = None  # stop after this many cases, in fixed batches: the same
+    #                              cases on every machine (for CI), whatever its speed
     stop: Callable[[Finding], bool] | None = None  # end the hunt early when this says so
 
 
@@ -90,6 +93,7 @@ class _Hunt:
         self.start = time.monotonic()
         self.deadline = self.start + options.seconds
         self.stopped = False
+        self.first_seen: dict[tuple[str, str], float] = {}
 
     def elapsed(self) -> float:
         return time.monotonic() - self.start
@@ -98,8 +102,10 @@ class _Hunt:
         if violation.signature in self.known:
             return
         self.known.add(violation.signature)
-        finding = Finding(violation, case, "hunt", self.adapter.spec, round(self.elapsed(), 2),
-                          self.base_seed, self.against.spec if self.against else None)
+        now = round(self.elapsed(), 2)
+        seen = self.first_seen.get(violation.signature, now)
+        finding = Finding(violation, case, "hunt", self.adapter.spec, seen, self.base_seed,
+                          self.against.spec if self.against else None, confirmed=now)
         self.result.findings.append(finding)
         self.on_finding(finding)
         if self.options.stop is not None and self.options.stop(finding):
@@ -112,14 +118,19 @@ class _Hunt:
             if finding is not None:
                 violation = Violation("linear", finding.rule, finding.detail, ())
                 self.record(violation, Case(Context(), (), (), 0))
-        size = 50
+        size = 50 if self.options.examples is None else 100
         while not self.stopped and time.monotonic() < self.deadline:
+            if self.options.examples is not None:
+                left = self.options.examples - self.result.examples
+                if left <= 0:
+                    break
+                size = min(size, left)
             began = time.monotonic()
             examples = self.batch(size)
             spent = time.monotonic() - began
             self.result.batches += 1
-            if examples and spent > 0:  # aim at batches of about five seconds
-                size = max(10, min(2000, int(examples * 5.0 / spent)))
+            if examples and spent > 0 and self.options.examples is None:
+                size = max(10, min(2000, int(examples * 5.0 / spent)))  # batches of about 5 s
         self.result.seconds = round(self.elapsed(), 2)
         return self.result
 
@@ -134,7 +145,8 @@ class _Hunt:
         @settings(max_examples=size, deadline=None, database=self.database,
                   derandomize=False, report_multiple_bugs=True, verbosity=Verbosity.quiet,
                   suppress_health_check=list(HealthCheck),
-                  phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink))
+                  phases=(Phase.explicit, Phase.reuse, Phase.generate)
+                  + ((Phase.shrink,) if options.shrink else ()))
         @given(cases(self.profile, options.soup))
         def properties(case: Case) -> None:
             nonlocal count, failing
@@ -146,6 +158,7 @@ class _Hunt:
                                         timeout=options.example_timeout)
             if violation is None:
                 return
+            self.first_seen.setdefault(violation.signature, round(self.elapsed(), 2))
             if violation.property == "hang":  # never shrunk: each try costs the time limit
                 self.record(violation, case)
                 return

@@ -15,9 +15,10 @@ class Finding:
     case: Case
     tool: str  # hunt | fuzz
     spec: str  # the scrubber it was found against
-    elapsed: float  # seconds from the start of the run to the confirmed finding
+    elapsed: float  # seconds from the start of the run until the failure was first seen
     seed: int | None = None
     against: str | None = None
+    confirmed: float | None = None  # ... until it was shrunk and reported
 
     @property
     def rule(self) -> str:

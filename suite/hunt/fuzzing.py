@@ -61,6 +61,7 @@ class FuzzSettings:
     shrink_seconds: float = 5.0
     replay: bool = True
     stop: Callable[[Finding], bool] | None = None
+    inputs: tuple[Path, ...] = ()  # only turn these inputs into findings, do not fuzz
 
 
 @dataclass
@@ -169,7 +170,8 @@ class _Fuzz:
             self.result.errors.append(f"shrinking: {type(exc).__name__}: {exc}")
             case, violation = pending.case, pending.violation
         finding = Finding(violation, case, "fuzz", self.adapter.spec, pending.elapsed,
-                          self.options.seed, self.against.spec if self.against else None)
+                          self.options.seed, self.against.spec if self.against else None,
+                          confirmed=round(self.elapsed(), 2))
         self.result.findings.append(finding)
         self.on_finding(finding)
         if self.options.stop is not None and self.options.stop(finding):
@@ -227,6 +229,14 @@ class _Fuzz:
         ]
 
     def run(self) -> FuzzResult:
+        self.work.mkdir(parents=True, exist_ok=True)
+        if self.options.inputs:
+            for path in self.options.inputs:
+                pending = self.triage(Path(path))
+                if pending is not None:
+                    self.finish(pending)
+            self.result.seconds = round(self.elapsed(), 2)
+            return self.result
         for sub in ("corpus", "crashes"):
             (self.work / sub).mkdir(parents=True, exist_ok=True)
         write_seeds(self.work / "seeds")

@@ -42,7 +42,7 @@ def soup_context(head: int, profile: Profile) -> Context:
     keys = profile.context_keys
     prefill = bool(head & 2) and "starts_in_reasoning" in keys
     inline = bool(head & 4) and {"inline_answer", "finish_reason"} <= keys
-    finish = FINISH_REASONS[(head >> 3) % len(FINISH_REASONS)] if inline else "stop"
+    finish = FINISH_REASONS[((head >> 3) & 7) % len(FINISH_REASONS)] if inline else "stop"
     features = profile.features if head & 64 else ()
     return Context(prefill, inline, finish, tuple(features))
 

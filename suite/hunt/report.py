@@ -13,7 +13,9 @@ from scrubcheck.hunt.scenario import finding_yaml, findings_file
 def print_finding(finding: Finding, out: TextIO | None = None) -> None:
     out = out or sys.stdout
     v = finding.violation
-    print(f"\n== {v.level} {v.rule} ({v.property}) after {finding.elapsed:g} s — "
+    shrunk = (f", shrunk by {finding.confirmed:g} s" if finding.confirmed is not None
+              and finding.confirmed > finding.elapsed else "")
+    print(f"\n== {v.level} {v.rule} ({v.property}) seen after {finding.elapsed:g} s{shrunk} — "
           f"minimal scenario:", file=out)
     print(finding_yaml(finding), file=out, end="")
 

@@ -53,3 +53,15 @@ SELF_TEST: tuple[BrokenCase, ...] = (
     BrokenCase("drops_blank_deltas", "loses whitespace-only deltas", "FIELD.md 13",
                ("R-WS-1", "R-FID-1", "R-CHUNK-1"), False),
 )
+
+#: The other bundled broken scrubbers (each must be caught by at least one mechanism).
+EXTRA: tuple[BrokenCase, ...] = (
+    BrokenCase("passthrough", "no scrubbing on the streaming path", "FIELD.md 14", LEAK, True),
+    BrokenCase("tags_only", "deletes the tags, keeps the reasoning between them",
+               "FIELD.md 8", LEAK, True),
+    BrokenCase("hangs", "loops forever on '< ' in the answer", "FIELD.md 15",
+               ("R-ROBUST-1", "TIMEOUT"), False),
+    BrokenCase("no_context", "cannot be told about a pre-filled open (UNSUPPORTED streams)",
+               "FIELD.md 2", ("R-FID-1", "R-LEAK-1"), False),
+    BrokenCase("returns_bytes", "flush() returns bytes", "FIELD.md 14", ("R-ROBUST-1",), False),
+)

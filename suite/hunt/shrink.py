@@ -77,7 +77,7 @@ def _delta_steps(deltas: tuple[str, ...]):  # type: ignore[no-untyped-def]
     for i in range(len(deltas) - 1):  # merge two neighbours
         yield deltas[:i] + (deltas[i] + deltas[i + 1],) + deltas[i + 2:]
     for i, delta in enumerate(deltas):  # cut characters, big pieces first
-        size = len(delta) // 2
+        size = len(delta)
         while size >= 1:
             for start in range(0, len(delta) - size + 1, size):
                 yield deltas[:i] + (delta[:start] + delta[start + size:],) + deltas[i + 1:]

@@ -1,0 +1,208 @@
+"""Measure which mechanism catches which bundled broken scrubber, and how fast.
+
+    python benchmarks/detection.py                 # everything: about 40 minutes on 2 cores
+    python benchmarks/detection.py --only case_sensitive --skip corpus
+
+For every broken scrubber in `scrubcheck.scrubbers.broken` it runs the corpus
+(`scrubcheck run` with fewer random chunkings and without the `long` scenarios;
+the linear-time check still runs), `hunt` and `fuzz` (each for at most --time
+seconds, seeded, stopping once the bug's own rules are reported), and it runs
+hunt and fuzz for the full --time against the reference scrubber, which must
+find nothing. The table goes to reports/detection.md. Times are wall-clock
+seconds on this machine: to the first report of the bug's rule for hunt and
+fuzz (before shrinking), and for the whole corpus run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from scrubcheck.corpus import load_corpus
+from scrubcheck.hunt import FuzzSettings, HuntSettings, fuzz, hunt
+from scrubcheck.hunt.fuzzing import atheris_problem
+from scrubcheck.hunt.selftest import EXTRA, SELF_TEST, BrokenCase
+from scrubcheck.results import Outcome
+from scrubcheck.runner import RunSettings, run_corpus
+
+ROOT = Path(__file__).resolve().parent.parent
+MECHANISMS = ("corpus", "hunt", "fuzz")
+
+
+@dataclass
+class Detection:
+    caught: bool
+    seconds: float | None  # to the bug's rule (hunt, fuzz) or the whole run (corpus)
+    rules: list[str] = field(default_factory=list)  # everything it reported
+    note: str = ""
+
+
+def corpus_detection(case: BrokenCase, seed: int) -> Detection:
+    corpus = load_corpus()
+    scenarios = [s for s in corpus.scenarios if "long" not in s.labels]
+    started = time.monotonic()
+    run = run_corpus(case.spec, scenarios, RunSettings(seed=seed, jobs=2, random_count=2,
+                                                      timeout_s=20.0), progress=False)
+    seconds = time.monotonic() - started
+    rules: dict[str, int] = {}
+    for result in [*run.results, *run.scrubber_checks]:
+        for failure in result.failures:
+            rules[failure.rule] = rules.get(failure.rule, 0) + 1
+        if result.outcome in (Outcome.TIMEOUT, Outcome.ERROR) and not result.failures:
+            rules[result.outcome.value] = rules.get(result.outcome.value, 0) + 1
+    unsupported = sum(1 for r in run.results if r.outcome is Outcome.UNSUPPORTED)
+    failing = sum(1 for r in run.results if r.outcome in (Outcome.FAIL, Outcome.ERROR,
+                                                          Outcome.TIMEOUT))
+    caught = any(r in rules for r in case.rules)
+    note = f"{failing}/{len(run.results)} scenarios fail"
+    if unsupported:
+        note += f", {unsupported} UNSUPPORTED"
+    ordered = sorted(rules, key=lambda r: -rules[r])
+    return Detection(caught, seconds, ordered, note)
+
+
+def hunt_detection(case: BrokenCase, seconds: float, seed: int) -> Detection:
+    wanted = set(case.rules)
+    result = hunt(case.spec, HuntSettings(seconds=seconds, seed=seed, database="memory",
+                                          linear="R-ROBUST-2" in wanted, example_timeout=5.0,
+                                          stop=lambda f: f.rule in wanted))
+    hits = [f.elapsed for f in result.findings if f.rule in wanted]
+    return Detection(bool(hits), min(hits) if hits else None,
+                    [f.rule for f in result.findings], f"{result.examples} cases")
+
+
+def fuzz_detection(case: BrokenCase, seconds: float, seed: int) -> Detection:
+    wanted = set(case.rules)
+    with tempfile.TemporaryDirectory() as work:
+        result = fuzz(case.spec, FuzzSettings(seconds=seconds, seed=seed, work_dir=Path(work),
+                                              input_timeout=5, stop=lambda f: f.rule in wanted))
+    hits = [f.elapsed for f in result.findings if f.rule in wanted]
+    note = f"{result.executions} inputs"
+    if result.errors:
+        note += f"; harness: {result.errors[0][:80]}"
+    return Detection(bool(hits), min(hits) if hits else None,
+                    [f.rule for f in result.findings], note)
+
+
+def cell(outcome: Detection | None, mechanism: str) -> str:
+    if outcome is None:
+        return "not run"
+    if mechanism == "corpus":
+        head = "**caught**" if outcome.caught else "missed"
+        rules = ", ".join(outcome.rules[:4]) + (" …" if len(outcome.rules) > 4 else "")
+        return f"{head} ({outcome.note}; {rules or 'no failures'}; run {outcome.seconds:.0f} s)"
+    if outcome.caught:
+        return f"**{outcome.seconds:.1f} s** ({', '.join(dict.fromkeys(outcome.rules))})"
+    found = ", ".join(dict.fromkeys(outcome.rules)) or "nothing"
+    return f"missed (found {found}; {outcome.note})"
+
+
+def reference_line(tool: str, seconds: float, seed: int) -> str:
+    if tool == "hunt":
+        result = hunt("reference", HuntSettings(seconds=seconds, seed=seed, database="memory"))
+        ratios = ""
+        if result.linear is not None:
+            ratios = ", linear-time ratio n -> 8n: " + ", ".join(
+                f"{k.removeprefix('ratio_')} {v:g}" for k, v in result.linear.metrics.items()
+                if k.startswith("ratio"))
+        return (f"- `scrubcheck hunt --scrubber reference --time {seconds:g} --seed {seed}`: "
+                f"**{len(result.findings)} findings** in {result.seconds:g} s "
+                f"({result.examples:,} cases in {result.batches} Hypothesis runs{ratios})")
+    with tempfile.TemporaryDirectory() as work:
+        result = fuzz("reference", FuzzSettings(seconds=seconds, seed=seed, work_dir=Path(work)))
+    errors = f"; harness problems: {result.errors}" if result.errors else ""
+    return (f"- `scrubcheck fuzz --scrubber reference --time {seconds:g} --seed {seed}`: "
+            f"**{len(result.findings)} findings** in {result.seconds:g} s "
+            f"({result.executions:,} inputs executed){errors}")
+
+
+def write_report(path: Path, rows: list[tuple[BrokenCase, dict[str, Detection | None]]],
+                 reference: list[str], args: argparse.Namespace, minutes: float) -> None:
+    lines = [
+        "# Detection table: which mechanism catches which broken scrubber",
+        "",
+        f"Generated by `python benchmarks/detection.py` (seed {args.seed}, hunt/fuzz limit "
+        f"{args.time:g} s each) on {platform.python_implementation()} "
+        f"{platform.python_version()}, {os.cpu_count()} CPUs; took {minutes:.0f} minutes.",
+        "",
+        "Each broken scrubber (`scrubcheck.scrubbers.broken`) carries one bug seen in the "
+        "field; the self-test ones are the reference scrubber with that one bug added. "
+        "A mechanism *catches* a bug when it reports one of the bug's rules. "
+        "**corpus**: `scrubcheck run` over the shipped corpus (without the `long` scenarios, "
+        "2 random chunkings, the linear-time check on), with the rules it reported (most "
+        "frequent first) and the run's duration. **hunt** / **fuzz**: seconds until the bug's "
+        "rule was first reported (before shrinking), and every rule reported by then; "
+        "both stop at that point.",
+        "",
+        "| broken scrubber | bug (seen in) | leak-type | corpus run | hunt | fuzz |",
+        "|---|---|---|---|---|---|",
+    ]
+    for case, outcomes in rows:
+        lines.append(f"| `{case.name}` | {case.bug} ({case.source}) | "
+                     f"{'yes' if case.leak else 'no'} | "
+                     + " | ".join(cell(outcomes.get(m), m) for m in MECHANISMS) + " |")
+    caught_by_one = sum(1 for _, o in rows if any(x and x.caught for x in o.values()))
+    leak_rows = [(c, o) for c, o in rows if c.leak]
+    fast = sum(1 for _, o in leak_rows
+               if all(o.get(m) and o[m].caught and o[m].seconds <= 60 for m in ("hunt", "fuzz")))
+    lines += [
+        "",
+        f"Caught by at least one mechanism: {caught_by_one} of {len(rows)}. "
+        f"Leak-type bugs caught by both hunt and fuzz within 60 s: {fast} of {len(leak_rows)}.",
+        "",
+        "## The reference scrubber (must find nothing)",
+        "",
+        *reference,
+        "",
+    ]
+    path.write_text("\n".join(lines), encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--time", type=float, default=60.0)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--only", action="append", metavar="NAME")
+    parser.add_argument("--skip", action="append", choices=(*MECHANISMS, "reference"),
+                        default=[])
+    parser.add_argument("--out", type=Path, default=ROOT / "reports" / "detection.md")
+    args = parser.parse_args(argv)
+    if "fuzz" not in args.skip and atheris_problem():
+        print(f"detection: {atheris_problem()}", file=sys.stderr)
+        return 2
+    started = time.monotonic()
+    cases = [c for c in (*SELF_TEST, *EXTRA) if not args.only or c.name in args.only]
+    rows = []
+    for case in cases:
+        outcomes: dict[str, Detection | None] = {}
+        for mechanism in MECHANISMS:
+            if mechanism in args.skip:
+                outcomes[mechanism] = None
+                continue
+            if mechanism == "corpus":
+                outcomes[mechanism] = corpus_detection(case, args.seed)
+            elif mechanism == "hunt":
+                outcomes[mechanism] = hunt_detection(case, args.time, args.seed)
+            else:
+                outcomes[mechanism] = fuzz_detection(case, args.time, args.seed)
+            print(f"{case.name:20} {mechanism:6} {cell(outcomes[mechanism], mechanism)}",
+                  flush=True)
+        rows.append((case, outcomes))
+    reference = [] if "reference" in args.skip else [
+        reference_line(tool, args.time, args.seed) for tool in ("hunt", "fuzz")
+        if tool not in args.skip]
+    for line in reference:
+        print(line, flush=True)
+    write_report(args.out, rows, reference, args, (time.monotonic() - started) / 60)
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
