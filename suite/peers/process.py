@@ -164,7 +164,7 @@ class PeerProcess:
         while b"\n" not in self._buffer:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise self._fail("timeout", f"the peer did not answer within {timeout_s:g} s; "
+                raise self._fail("timeout", f"the peer did not answer within {timeout_s:.3g} s; "
                                             "it was killed and will be restarted")
             ready, _, _ = select.select([fd], [], [], left)
             if not ready:
