@@ -18,6 +18,7 @@ from scrubcheck.matrix.verdicts import ERROR, FAIL, LEAK, PASS, SHOULD, SKIPPED,
 from scrubcheck.reports.mdtext import cell, code_span
 
 PRUNED_SHOWN = 120
+FULL_REPORTS = "reports/peers/"
 LETTER = {PASS: "✓", LEAK: "⚠", FAIL: "✗", SHOULD: "s", ERROR: "E", UNSUPPORTED: "·",
           SKIPPED: "·"}
 
@@ -60,6 +61,10 @@ def render_markdown(matrix: Matrix) -> str:
         f"Generated {matrix.started_at} in {matrix.duration_s / 60:.0f} min "
         f"(`scrubcheck matrix`, {matrix.mode} mode).", "",
         f"**Mode.** {matrix.mode_note}", "",
+        f"**Full reports.** Each implementation's own report (Markdown, HTML, JSON, JUnit) is "
+        f"written to `{FULL_REPORTS}<name>/` by the same command; they are 10–20 MB each, so "
+        "the repository keeps only this matrix (and matrix.json, which `scrubcheck diff` "
+        "reads).", "",
         "Verdicts per scenario: ✓ pass, ⚠ leaks reasoning, ✗ fails a MUST rule, s fails "
         "only SHOULD rules, E error or timeout, · unsupported (the scenario's context or "
         "features cannot be given to it; never counted as a pass).", "",
