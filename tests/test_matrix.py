@@ -108,7 +108,7 @@ def test_the_three_forms_are_written_and_agree(tmp_path):
     assert "quick: fewer chunkings" in text and "takes no context" in text
     page = html.read_text()
     assert "<script" not in page and "Content-Security-Policy" in page
-    assert "v-LEAK" in page
+    assert "v-LEAK" in page and "takes no context" in page and "not run: not installed" in page
     data = json.loads(js.read_text())
     assert data == json.loads(json.dumps(matrix_dict(matrix)))
     demo = data["rows"][1]

@@ -78,6 +78,7 @@ def render_html(matrix: Matrix) -> str:
                 f"{text(counts_text(cells[c])) if c in cells else ''}</td>" for c in cols])
         parts.append(f"<h2>{text(title)}</h2>" + _table(["implementation", *cols], body, 1))
     parts.append(_observed(matrix))
+    parts.append(_restrictions(matrix))
     parts.append(_pruned(matrix))
     parts.append(_hall(matrix))
     body = "".join(parts)
@@ -102,6 +103,16 @@ def _observed(matrix: Matrix) -> str:
     return ("<h2>Behaviour observed in the field, reproduced here</h2>"
             + _table(["behaviour", "peer", "scenario", "verdict", "confirmed", "reproduce"],
                      rows, 99))
+
+
+def _restrictions(matrix: Matrix) -> str:
+    items = []
+    for row in matrix.rows:
+        notes = ([f"model: {row.model_of}"] if row.model_of else []) + row.restrictions
+        if not row.ran:
+            notes.insert(0, f"not run: {row.status}")
+        items += [f"<li>{_name(row)}: {text(note)}</li>" for note in notes]
+    return f"<h2>Restrictions and implementations not run</h2><ul>{''.join(items)}</ul>"
 
 
 def _pruned(matrix: Matrix) -> str:
