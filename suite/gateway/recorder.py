@@ -109,6 +109,10 @@ def _failure(exc: Exception, capture: Capture, timeout: float) -> CaptureError |
         return CaptureError("timeout", f"no data within {timeout:g} s; {kept}")
     if isinstance(exc, openai.APIConnectionError):
         cause = exc.__cause__ or exc
+        # Newer clients wrap a connection that broke mid-stream the same way as one
+        # that never opened; only the cause tells them apart.
+        if isinstance(cause, httpx.TransportError) and not isinstance(cause, httpx.ConnectError):
+            return _cut(capture, cause)
         return CaptureError("connection", f"cannot reach the server: "
                             f"{type(cause).__name__}: {cause}")
     if isinstance(exc, openai.APIError):  # an error event inside the stream
@@ -118,9 +122,13 @@ def _failure(exc: Exception, capture: Capture, timeout: float) -> CaptureError |
                             f"{len(capture.chunks)} chunks ({exc.msg} at column {exc.colno}: "
                             f"{exc.doc[:60]!r}); {kept}")
     if isinstance(exc, httpx.TransportError):
-        return CaptureError("cut", f"the connection broke mid-stream after "
-                            f"{len(capture.chunks)} chunks ({type(exc).__name__}: {exc})")
+        return _cut(capture, exc)
     return None
+
+
+def _cut(capture: Capture, exc: Exception) -> CaptureError:
+    return CaptureError("cut", f"the connection broke mid-stream after "
+                        f"{len(capture.chunks)} chunks ({type(exc).__name__}: {exc})")
 
 
 def _stream(client: openai.OpenAI, capture: Capture, model: str,
