@@ -90,12 +90,12 @@ def test_hall_of_bugs_lists_leaks_first_shortest_first_with_commands():
 
 
 def test_observed_behaviours_are_traced_to_scenarios_and_verdicts():
-    checks = [c for c in observed_checks(_matrix())
-              if c.scenario_id == "peer-only-hermes-case-insensitive"]
-    demo = next(c for c in checks if c.peer == "demo")
-    assert demo.verdict == LEAK and demo.confirmed
-    assert demo.command.startswith("scrubcheck show peer-only-hermes-case-insensitive")
-    assert next(c for c in checks if c.peer == "absent").verdict == "not run"
+    checks = observed_checks(_matrix())
+    (everyone,) = [c for c in checks if c.scenario_id == "peer-only-hermes-case-insensitive"]
+    assert (everyone.peer, everyone.verdict, everyone.confirmed) == ("all peers", "fail: demo",
+                                                                   True)
+    hermes = next(c for c in checks if c.peer == "hermes-stream")
+    assert hermes.verdict == "not run" and not hermes.confirmed
 
 
 def test_the_three_forms_are_written_and_agree(tmp_path):
@@ -151,3 +151,18 @@ def test_diff_of_two_matrices_compares_each_implementation(tmp_path):
     assert [(d.name, len(d.regressions)) for d in diffs] == [("reference", 0), ("demo", 1),
                                                             ("absent", 0)]
     assert main(["diff", str(tmp_path / "a.json"), str(tmp_path / "b.json")]) == 1
+
+
+def test_reuse_keeps_runs_made_with_the_same_settings(tmp_path):
+    from scrubcheck.matrix.build import _reusable
+    from scrubcheck.runner import RunSettings
+
+    settings = RunSettings(seed=3)
+    recorded = settings.to_dict()
+    del recorded["linear_check"]  # a setting older runs did not record counts as its default
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(RunResult("peer:demo", "stream", [], [], "1.0.0", "0.1.0", "now",
+                                         1.0, recorded, results=LEAKY).to_dict()))
+    assert _reusable(path, settings) is not None
+    assert _reusable(path, RunSettings(seed=4)) is None
+    assert _reusable(tmp_path / "missing.json", settings) is None

@@ -72,7 +72,9 @@ def _reusable(path: Path, settings: RunSettings) -> RunResult | None:
     except (OSError, ValueError, TypeError, KeyError):
         return None
     wanted = settings.to_dict()
-    same = all(run.settings.get(k) == wanted.get(k) for k in wanted if k != "jobs")
+    # a setting the old run did not record (one added to scrubcheck since) had its default
+    same = all(run.settings[k] == wanted[k] for k in wanted
+               if k in run.settings and k != "jobs")
     return run if same else None
 
 

@@ -92,9 +92,8 @@ def render_html(matrix: Matrix) -> str:
 def _observed(matrix: Matrix) -> str:
     rows = []
     for check in observed_checks(matrix):
-        if check.observed.peers == ("*",) and check.verdict == PASS:
-            continue
-        rows.append([text(check.observed.behaviour), text(check.peer),
+        note = f" <i>({text(check.observed.note)})</i>" if check.observed.note else ""
+        rows.append([text(check.observed.behaviour) + note, text(check.peer),
                      f"<code>{text(check.scenario_id)}</code>",
                      f'<td class="v-{check.verdict if check.verdict in LETTER else "SKIPPED"}">'
                      f"{text(check.verdict)}</td>",

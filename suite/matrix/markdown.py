@@ -89,13 +89,13 @@ def _observed(matrix: Matrix) -> list[str]:
     lines = ["## Behaviour observed in the field, reproduced here", "",
              "Each behaviour listed in PEERS.md, the scenario that shows it and this run's "
              "verdict for the peer (confirmed: the verdict is the one the observation "
-             "predicts).", ""]
+             "predicts; for a claim about every peer, confirmed means no peer passes).", ""]
     body = []
     for check in observed_checks(matrix):
-        if check.observed.peers == ("*",) and check.verdict == PASS:
-            continue  # "nobody …" rows: list only those that do show the behaviour
-        body.append([cell(check.observed.behaviour), check.peer, code_span(check.scenario_id),
-                     f"{LETTER.get(check.verdict, '')} {check.verdict}",
+        behaviour = check.observed.behaviour + (f" ({check.observed.note})"
+                                                if check.observed.note else "")
+        body.append([cell(behaviour), check.peer, code_span(check.scenario_id),
+                     cell(f"{LETTER.get(check.verdict, '')} {check.verdict}".strip()),
                      "yes" if check.confirmed else "**no**",
                      code_span(check.command) if check.command else ""])
     return lines + _table(["behaviour", "peer", "scenario", "verdict", "confirmed",

@@ -155,30 +155,51 @@ def hall_of_bugs(row: Row, size: int = HALL_SIZE) -> list[HallEntry]:
 @dataclass(frozen=True)
 class ObservedCheck:
     observed: Observed
-    peer: str
+    peer: str  # a peer's name, or "all peers" for a claim about everyone
     scenario_id: str
-    verdict: str  # the peer's verdict here, or "not run"
+    verdict: str  # the peer's verdict here ("not run" when it did not run), or a summary
     confirmed: bool
     command: str
 
 
+def _confirms(observed: Observed, got: str) -> bool:
+    if observed.expect == "passes":
+        return got == PASS
+    if observed.expect == "unsupported":
+        return got == UNSUPPORTED
+    return got in (LEAK, FAIL, SHOULD, ERROR)
+
+
 def observed_checks(matrix: Matrix) -> list[ObservedCheck]:
-    """Each observed behaviour against this run: the peer's verdict on each of its scenarios."""
+    """Each observed behaviour against this run: the peer's verdict on each of its scenarios
+    (for a claim about every peer, one summary of who fails, passes or cannot run it)."""
     rows = {r.name: r for r in matrix.rows}
     checks = []
     for observed in OBSERVED:
-        peers = [r.name for r in matrix.rows if r.name != "reference"] \
-            if observed.peers == ("*",) else list(observed.peers)
-        for peer in peers:
-            row = rows.get(peer)
-            verdicts = row.verdicts() if row else {}
-            for scenario_id in observed.scenarios:
-                got = verdicts.get(scenario_id, "not run")
-                failed = got in (LEAK, FAIL, SHOULD, ERROR)
-                confirmed = failed if observed.expect == "fails" else got == PASS
-                command = _command(row, scenario_id)
-                checks.append(ObservedCheck(observed, peer, scenario_id, got, confirmed, command))
+        for scenario_id in observed.scenarios:
+            if observed.peers == ("*",):
+                checks.append(_summary(observed, scenario_id, matrix))
+                continue
+            for peer in observed.peers:
+                row = rows.get(peer)
+                got = row.verdicts().get(scenario_id, "not run") if row else "not run"
+                checks.append(ObservedCheck(observed, peer, scenario_id, got,
+                                            _confirms(observed, got), _command(row, scenario_id)))
     return checks
+
+
+def _summary(observed: Observed, scenario_id: str, matrix: Matrix) -> ObservedCheck:
+    groups: dict[str, list[str]] = {"fail": [], "pass": [], "unsupported": []}
+    for row in matrix.ran:
+        if row.name == "reference":
+            continue
+        got = row.verdicts().get(scenario_id)
+        key = "pass" if got == PASS else "unsupported" if got in (UNSUPPORTED, SKIPPED, None) \
+            else "fail"
+        groups[key].append(row.name)
+    summary = "; ".join(f"{key}: {', '.join(names)}" for key, names in groups.items() if names)
+    return ObservedCheck(observed, "all peers", scenario_id, summary, not groups["pass"],
+                         f"scrubcheck show {scenario_id} --scrubber peer:NAME")
 
 
 def _command(row: Row | None, scenario_id: str) -> str:
