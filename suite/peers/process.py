@@ -18,6 +18,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from scrubcheck.runner.pool import exit_text
+
 STDERR_TAIL = 1200  # characters of the peer's stderr quoted in a crash report
 
 
@@ -110,7 +112,7 @@ class PeerProcess:
             proc.wait()
             code = proc.returncode
             if kind == "crash":
-                message += f" ({_exit_text(code)})"
+                message += f" ({exit_text(code)})"
             proc.stdout.close()
             proc.stdin.close()
         self.proc = None
@@ -181,14 +183,3 @@ def _default_log_dir() -> str:
     import tempfile
 
     return os.path.join(tempfile.gettempdir(), f"scrubcheck-peer-logs-{os.getuid()}")
-
-
-def _exit_text(code: int | None) -> str:
-    if code is None:
-        return "exit status unknown"
-    if code < 0:
-        try:
-            return f"killed by signal {signal.Signals(-code).name}"
-        except ValueError:
-            return f"killed by signal {-code}"
-    return f"exit code {code}"

@@ -195,7 +195,7 @@ class WorkerPool:
             self._retire(worker, kill=True)
             self.workers.append(self._spawn())
             on_lost(task, Lost("crash", label,
-                               f"the worker process died ({_exit_text(worker.process.exitcode)})"))
+                               f"the worker process died ({exit_text(worker.process.exitcode)})"))
 
     def close(self) -> None:
         for worker in list(self.workers):
@@ -208,7 +208,8 @@ class WorkerPool:
             self._retire(worker, kill=True)
 
 
-def _exit_text(code: int | None) -> str:
+def exit_text(code: int | None) -> str:
+    """A child process's exit status in words (signals by name)."""
     if code is None:
         return "exit status unknown"
     if code < 0:
