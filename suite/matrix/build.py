@@ -110,7 +110,7 @@ def run_matrix(
         run = _reusable(report, settings) if reuse else None
         if run is not None:
             say(f"[{index}/{len(rows)}] {row.name}: reusing {report}")
-            row.run = run
+            row.run, row.reused = run, True
             continue
         say(f"[{index}/{len(rows)}] {row.name} ({row.package}) ...")
         begun = time.monotonic()

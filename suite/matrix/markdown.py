@@ -58,8 +58,8 @@ def render_markdown(matrix: Matrix) -> str:
         "# scrubcheck compliance matrix", "",
         f"Real reasoning scrubbers, each installed from its own package into its own "
         f"environment and driven through the same corpus and checks as the reference. "
-        f"Generated {matrix.started_at} in {matrix.duration_s / 60:.0f} min "
-        f"(`scrubcheck matrix`, {matrix.mode} mode).", "",
+        f"Generated {matrix.started_at} by `scrubcheck matrix` in {matrix.mode} mode; "
+        f"{matrix.timing()}.", "",
         f"**Mode.** {matrix.mode_note}", "",
         f"**Full reports.** Each implementation's own report (Markdown, HTML, JSON, JUnit) is "
         f"written to `{FULL_REPORTS}<name>/` by the same command; they are 10–20 MB each, so "

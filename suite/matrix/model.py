@@ -44,6 +44,7 @@ class Row:
     restrictions: list[str] = field(default_factory=list)
     run: RunResult | None = None
     report: str | None = None  # path of its full report, relative to the matrix
+    reused: bool = False  # taken from an earlier run with the same settings (--reuse)
 
     @property
     def ran(self) -> bool:
@@ -85,6 +86,14 @@ class Matrix:
     @property
     def ran(self) -> list[Row]:
         return [r for r in self.rows if r.ran]
+
+    def timing(self) -> str:
+        """How long the runs took, summed over implementations (reused ones included)."""
+        total = sum(r.run.duration_s for r in self.ran)
+        reused = sum(1 for r in self.ran if r.reused)
+        return (f"the {len(self.ran)} runs took {total / 60:.0f} min in all"
+                + (f" ({reused} reused from earlier runs with the same settings; this "
+                   f"invocation took {self.duration_s / 60:.0f} min)" if reused else ""))
 
     def index_scenarios(self) -> None:
         for row in self.ran:
