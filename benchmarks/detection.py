@@ -1,7 +1,7 @@
 """Measure which mechanism catches which bundled broken scrubber, and how fast.
 
     python benchmarks/detection.py                 # everything: about 40 minutes on 2 cores
-    python benchmarks/detection.py --only case_sensitive --skip corpus
+    python benchmarks/detection.py --only case_sensitive --skip corpus --update
 
 For every broken scrubber in `scrubcheck.scrubbers.broken` it runs the corpus
 (`scrubcheck run` with fewer random chunkings and without the `long` scenarios;
@@ -10,23 +10,28 @@ seconds, seeded, stopping once the bug's own rules are reported), and it runs
 hunt and fuzz for the full --time against the reference scrubber, which must
 find nothing. The table goes to reports/detection.md. Times are wall-clock
 seconds on this machine: to the first report of the bug's rule for hunt and
-fuzz (before shrinking), and for the whole corpus run.
+fuzz (before shrinking), and for the whole corpus run. Every measurement is
+also kept in ~/.cache/scrubcheck/detection.json; `--update` measures only what
+is asked for and rebuilds the table from the kept results.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from scrubcheck.corpus import load_corpus
 from scrubcheck.hunt import FuzzSettings, HuntSettings, fuzz, hunt
+from scrubcheck.hunt.database import cache_dir
 from scrubcheck.hunt.fuzzing import atheris_problem
+from scrubcheck.hunt.scenario import finding_yaml
 from scrubcheck.hunt.selftest import EXTRA, SELF_TEST, BrokenCase
 from scrubcheck.results import Outcome
 from scrubcheck.runner import RunSettings, run_corpus
@@ -80,8 +85,9 @@ def hunt_detection(case: BrokenCase, seconds: float, seed: int) -> Detection:
 def fuzz_detection(case: BrokenCase, seconds: float, seed: int) -> Detection:
     wanted = set(case.rules)
     with tempfile.TemporaryDirectory() as work:
-        result = fuzz(case.spec, FuzzSettings(seconds=seconds, seed=seed, work_dir=Path(work),
-                                              input_timeout=5, stop=lambda f: f.rule in wanted))
+        options = FuzzSettings(seconds=seconds, seed=seed, work_dir=Path(work), input_timeout=5,
+                               linear="R-ROBUST-2" in wanted, stop=lambda f: f.rule in wanted)
+        result = fuzz(case.spec, options)
     hits = [f.elapsed for f in result.findings if f.rule in wanted]
     note = f"{result.executions} inputs"
     if result.errors:
@@ -103,7 +109,8 @@ def cell(outcome: Detection | None, mechanism: str) -> str:
     return f"missed (found {found}; {outcome.note})"
 
 
-def reference_line(tool: str, seconds: float, seed: int) -> str:
+def reference_lines(tool: str, seconds: float, seed: int) -> list[str]:
+    """The reference's result: a summary line, then every finding as its scenario."""
     if tool == "hunt":
         result = hunt("reference", HuntSettings(seconds=seconds, seed=seed, database="memory"))
         ratios = ""
@@ -111,15 +118,25 @@ def reference_line(tool: str, seconds: float, seed: int) -> str:
             ratios = ", linear-time ratio n -> 8n: " + ", ".join(
                 f"{k.removeprefix('ratio_')} {v:g}" for k, v in result.linear.metrics.items()
                 if k.startswith("ratio"))
-        return (f"- `scrubcheck hunt --scrubber reference --time {seconds:g} --seed {seed}`: "
+        head = (f"- `scrubcheck hunt --scrubber reference --time {seconds:g} --seed {seed}`: "
                 f"**{len(result.findings)} findings** in {result.seconds:g} s "
                 f"({result.examples:,} cases in {result.batches} Hypothesis runs{ratios})")
-    with tempfile.TemporaryDirectory() as work:
-        result = fuzz("reference", FuzzSettings(seconds=seconds, seed=seed, work_dir=Path(work)))
-    errors = f"; harness problems: {result.errors}" if result.errors else ""
-    return (f"- `scrubcheck fuzz --scrubber reference --time {seconds:g} --seed {seed}`: "
-            f"**{len(result.findings)} findings** in {result.seconds:g} s "
-            f"({result.executions:,} inputs executed){errors}")
+        findings = result.findings
+    else:
+        with tempfile.TemporaryDirectory() as work:
+            result = fuzz("reference", FuzzSettings(seconds=seconds, seed=seed,
+                                                    work_dir=Path(work)))
+        errors = f"; harness problems: {result.errors}" if result.errors else ""
+        head = (f"- `scrubcheck fuzz --scrubber reference --time {seconds:g} --seed {seed}`: "
+                f"**{len(result.findings)} findings** in {result.seconds:g} s "
+                f"({result.executions:,} inputs executed{errors})")
+        findings = result.findings
+    lines = [head]
+    for finding in findings:
+        lines += ["", f"  {finding.violation.level} {finding.rule} ({finding.violation.property})"
+                  f" after {finding.elapsed:g} s:", "", "  ```yaml",
+                  *("  " + line for line in finding_yaml(finding).splitlines()), "  ```"]
+    return lines
 
 
 def write_report(path: Path, rows: list[tuple[BrokenCase, dict[str, Detection | None]]],
@@ -172,18 +189,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip", action="append", choices=(*MECHANISMS, "reference"),
                         default=[])
     parser.add_argument("--out", type=Path, default=ROOT / "reports" / "detection.md")
+    parser.add_argument("--update", action="store_true",
+                        help="keep earlier measurements of what is not measured now")
     args = parser.parse_args(argv)
+    kept_path = cache_dir() / "detection.json"
+    kept = json.loads(kept_path.read_text()) if args.update and kept_path.exists() else {}
     if "fuzz" not in args.skip and atheris_problem():
         print(f"detection: {atheris_problem()}", file=sys.stderr)
         return 2
     started = time.monotonic()
     cases = [c for c in (*SELF_TEST, *EXTRA) if not args.only or c.name in args.only]
+    if args.update:
+        cases = [*SELF_TEST, *EXTRA]
     rows = []
     for case in cases:
         outcomes: dict[str, Detection | None] = {}
         for mechanism in MECHANISMS:
-            if mechanism in args.skip:
-                outcomes[mechanism] = None
+            previous = kept.get(case.name, {}).get(mechanism)
+            if mechanism in args.skip or (args.only and case.name not in args.only):
+                outcomes[mechanism] = Detection(**previous) if previous else None
                 continue
             if mechanism == "corpus":
                 outcomes[mechanism] = corpus_detection(case, args.seed)
@@ -194,9 +218,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{case.name:20} {mechanism:6} {cell(outcomes[mechanism], mechanism)}",
                   flush=True)
         rows.append((case, outcomes))
-    reference = [] if "reference" in args.skip else [
-        reference_line(tool, args.time, args.seed) for tool in ("hunt", "fuzz")
-        if tool not in args.skip]
+        kept[case.name] = {m: asdict(o) for m, o in outcomes.items() if o is not None}
+    reference = kept.get("reference lines", []) if "reference" in args.skip else [
+        line for tool in ("hunt", "fuzz") if tool not in args.skip
+        for line in reference_lines(tool, args.time, args.seed)]
+    kept["reference lines"] = reference
+    kept_path.parent.mkdir(parents=True, exist_ok=True)
+    kept_path.write_text(json.dumps(kept, indent=1))
     for line in reference:
         print(line, flush=True)
     write_report(args.out, rows, reference, args, (time.monotonic() - started) / 60)

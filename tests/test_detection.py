@@ -76,6 +76,6 @@ def test_a_seeded_hunt_catches_each_bug(name):
 def test_a_seeded_fuzz_run_catches_leak_bugs(name, tmp_path):
     case = BY_NAME[name]
     wanted = set(case.rules)
-    result = fuzz(case.spec, FuzzSettings(seconds=30, seed=1, work_dir=tmp_path,
+    result = fuzz(case.spec, FuzzSettings(seconds=30, seed=1, work_dir=tmp_path, linear=False,
                                           stop=lambda f: f.rule in wanted))
     assert any(f.rule in wanted for f in result.findings), (result.findings, result.errors)

@@ -168,7 +168,22 @@ def test_the_oss_fuzz_target_script_runs_and_crashes_on_a_leak(tmp_path):
 @needs_atheris
 def test_fuzz_smoke_run_finds_a_leak_and_nothing_in_the_reference(tmp_path):
     leaks = fuzz(BROKEN["case_sensitive"], FuzzSettings(
-        seconds=20, seed=1, work_dir=tmp_path / "broken", stop=lambda f: f.is_leak))
+        seconds=20, seed=1, work_dir=tmp_path / "broken", linear=False,
+        stop=lambda f: f.is_leak))
     assert any(f.is_leak for f in leaks.findings), (leaks.errors, leaks.findings)
-    clean = fuzz("reference", FuzzSettings(seconds=4, seed=1, work_dir=tmp_path / "ref"))
+    clean = fuzz("reference", FuzzSettings(seconds=4, seed=1, work_dir=tmp_path / "ref",
+                                          linear=False))
     assert clean.errors == [] and clean.findings == [] and clean.executions > 50
+
+
+MINIMAL_PEER = ROOT / "docs/examples/minimal-peer/peer.toml"
+
+
+@pytest.mark.fuzz
+@needs_atheris
+@pytest.mark.skipif(not MINIMAL_PEER.is_file(), reason="the example peer is not in this checkout")
+def test_fuzz_drives_a_peer_through_the_protocol(tmp_path):
+    options = FuzzSettings(seconds=20, seed=1, work_dir=tmp_path, linear=False,
+                           stop=lambda f: f.is_leak)
+    result = fuzz(f"peer:{MINIMAL_PEER}", options)
+    assert any(f.is_leak for f in result.findings), (result.findings, result.errors)

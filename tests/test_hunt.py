@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -185,3 +188,13 @@ def test_delta_shrinker_keeps_what_the_failure_needs():
     deltas = ("Hello <thi", "nk>secret stuff</think> and more text")
     found = shrink_deltas(deltas, lambda d: "secret" in "".join(d) and len(d) == 2, seconds=5)
     assert "".join(found) == "secret" and len(found) == 2
+
+
+MINIMAL_PEER = Path(__file__).resolve().parent.parent / "docs/examples/minimal-peer/peer.toml"
+
+
+@pytest.mark.skipif(not MINIMAL_PEER.is_file(), reason="the example peer is not in this checkout")
+def test_hunt_drives_a_peer_through_the_protocol():
+    result = hunt(f"peer:{MINIMAL_PEER}", quick(seconds=20, shrink=False,
+                                                stop=lambda f: f.is_leak))
+    assert any(f.is_leak for f in result.findings), [f.rule for f in result.findings]

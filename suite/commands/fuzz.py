@@ -43,6 +43,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--input", action="append", type=Path, metavar="FILE",
                         help="do not fuzz: turn this crash input (from OSS-Fuzz, say) into a "
                              "scenario (repeatable)")
+    parser.add_argument("--no-linear", action="store_true",
+                        help="skip the linear-time measurement (R-ROBUST-2)")
     parser.add_argument("--input-timeout", type=int, default=10, metavar="S",
                         help="seconds one input may take before it is reported as a hang")
     parser.add_argument("--level", choices=("must", "should"), default="must",
@@ -61,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     options = FuzzSettings(seconds=args.time, jobs=args.jobs, seed=args.seed,
                            work_dir=args.work_dir, against=args.against,
                            input_timeout=args.input_timeout, replay=not args.no_replay,
-                           inputs=tuple(args.input or ()))
+                           inputs=tuple(args.input or ()), linear=not args.no_linear)
 
     def announce(finding: Finding) -> None:
         print_finding(finding)
@@ -75,6 +77,9 @@ def run(args: argparse.Namespace) -> int:
         f"{result.executions:,} inputs executed by {result.runs} fuzzing process runs "
         f"({args.jobs} in parallel); {result.replayed} saved crash inputs replayed first",
         f"work directory: {result.work_dir}",
+        *(["linear time (R-ROBUST-2): time ratio n -> 8n: "
+           + ", ".join(f"{k} {v:g}" for k, v in result.linear.items() if k.startswith("ratio"))
+           + " (limit 12)"] if result.linear else []),
     ], result.errors)
     if args.save and result.findings:
         for path in save_findings(result.findings, args.save):

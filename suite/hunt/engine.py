@@ -154,8 +154,11 @@ class _Hunt:
             if now > self.deadline + (SHRINK_GRACE_S if failing else 0.0):
                 raise _StopBatch
             count += 1
+            timeout = options.example_timeout
+            if ("hang", "R-ROBUST-1") in self.known:  # found already: waste less on the rest
+                timeout = min(timeout, 1.0)
             violation = first_violation(self.adapter, case, against=self.against, known=known,
-                                        timeout=options.example_timeout)
+                                        timeout=timeout)
             if violation is None:
                 return
             self.first_seen.setdefault(violation.signature, round(self.elapsed(), 2))

@@ -12,6 +12,7 @@ run reports every distinct failure it reaches in the time given.
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import re
@@ -62,6 +63,7 @@ class FuzzSettings:
     replay: bool = True
     stop: Callable[[Finding], bool] | None = None
     inputs: tuple[Path, ...] = ()  # only turn these inputs into findings, do not fuzz
+    linear: bool = True  # measure R-ROBUST-2 in a process of its own while fuzzing
 
 
 @dataclass
@@ -74,6 +76,7 @@ class FuzzResult:
     replayed: int = 0  # saved crash inputs replayed first
     work_dir: str = ""
     errors: list[str] = field(default_factory=list)
+    linear: dict[str, float] | None = None  # the time ratios measured (R-ROBUST-2)
 
 
 def work_directory(spec: str, against: str | None, override: Path | None) -> Path:
@@ -179,7 +182,7 @@ class _Fuzz:
 
     def shrink(self, case: Case, choices: list[int] | None, violation: Violation
                ) -> tuple[Case, Violation]:
-        if violation.property == "hang":
+        if violation.property in ("hang", "linear"):
             return case, violation  # every try would cost the whole time limit
         signature = violation.signature
         others = self.target.known - {signature}
@@ -249,9 +252,13 @@ class _Fuzz:
             self.seen.update(p.name for p in self.crashes.iterdir())
         running: dict[int, tuple[subprocess.Popen, Path]] = {}
         pending: list[_Pending] = []
+        linear = self.start_linear()
         while True:
             self.fill(running, known)
-            if not running and not pending:
+            if linear is not None and linear.poll() is not None:
+                self.end_linear(linear)
+                linear = None
+            if not running and not pending and linear is None:
                 break
             time.sleep(0.05)
             for job, (process, log) in list(running.items()):
@@ -262,6 +269,10 @@ class _Fuzz:
             self.fill(running, known)  # restart crashed jobs before the slow shrinking
             if pending:
                 self.finish(pending.pop(0))
+            if self.stopped and linear is not None:  # (otherwise it ends on its own: the
+                linear.kill()                           # measurement abandons slow runs)
+                linear.wait()
+                linear = None
             if self.stopped or time.monotonic() > self.deadline + 15:
                 for process, log in running.values():
                     process.kill()
@@ -272,6 +283,28 @@ class _Fuzz:
                     pending.clear()
         self.result.seconds = round(self.elapsed(), 2)
         return self.result
+
+    def start_linear(self) -> subprocess.Popen | None:
+        if not self.options.linear:
+            return None
+        return subprocess.Popen([sys.executable, "-m", "scrubcheck.hunt.linearjob",
+                                 self.adapter.spec], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+
+    def end_linear(self, process: subprocess.Popen) -> None:
+        out, err = process.communicate()
+        try:
+            measured = json.loads(out.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            self.result.errors.append(f"linear-time measurement failed: {err.strip()[-300:]}")
+            return
+        self.result.linear = measured["metrics"]
+        if measured["rule"]:
+            violation = Violation("linear", measured["rule"], measured["detail"], ())
+            pending = _Pending(violation, Case(Context(), (), (), 0), None,
+                               round(self.elapsed(), 2))
+            self.target.known.add(violation.signature)
+            self.finish(pending)
 
     def fill(self, running: dict[int, tuple[subprocess.Popen, Path]], known: Path) -> None:
         """Start every job that is not running while there is time left."""
