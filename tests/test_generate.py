@@ -45,7 +45,8 @@ from scrubcheck.scrubbers.reference import ReferenceScrubber, strip_reasoning
 from scrubcheck.vocabulary import FEATURES, build_vocabulary
 
 ALL = tuple(sorted(FEATURES))
-FAST = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+FAST = settings(max_examples=150, deadline=None, database=None,
+                suppress_health_check=list(HealthCheck))
 
 
 def scrub(deltas, context: Context) -> str:

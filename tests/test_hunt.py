@@ -145,7 +145,7 @@ def command(module, argv):  # type: ignore[no-untyped-def]
 
 
 # -- output ---------------------------------------------------------------------------------
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200, deadline=None, database=None)
 @given(st.text())
 def test_yaml_strings_read_back_exactly(text):
     assert yaml.safe_load(quote(text)) == text

@@ -23,8 +23,8 @@ HELP = "search for minimal failing streams with Hypothesis properties"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scrubber", default="reference", metavar="SPEC",
-                        help="module:attr, path/file.py:attr or a registered name, optionally "
-                             "prefixed batch: or splitter: (default: reference)")
+                        help="module:attr, path/file.py:attr, a registered name (optionally "
+                             "prefixed batch: or splitter:) or peer:NAME (default: reference)")
     parser.add_argument("--against", metavar="SPEC",
                         help="differential mode: also report where the two scrubbers disagree")
     parser.add_argument("--time", type=float, default=60.0, metavar="S",

@@ -27,7 +27,7 @@ from scrubcheck.checks import (
     run_truncation,
 )
 from scrubcheck.checks.findings import Finding
-from scrubcheck.checks.render import describe_difference
+from scrubcheck.checks.render import around, describe_difference, first_difference
 from scrubcheck.hunt.case import Case
 from scrubcheck.hunt.guard import Hang, time_limit
 from scrubcheck.hunt.violation import Violation
@@ -184,7 +184,8 @@ def _differential(against: Adapter, case: Case, output: str) -> Iterator[Violati
         return
     squeeze = str.maketrans("", "", " \t\r\n")
     rule = "R-WS-1" if output.translate(squeeze) == other.output.translate(squeeze) else "R-FID-1"
+    index = first_difference(other.output, output) or 0
     yield Violation("differential", rule,
-                    f"{against.spec} and this scrubber disagree: "
-                    + describe_difference(other.output, output),
+                    f"the outputs part at index {index}: {against.spec} gives "
+                    f"{around(other.output, index)}, this scrubber gives {around(output, index)}",
                     case.deltas, got=output, other_output=other.output)
