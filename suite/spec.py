@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-SPEC_VERSION = "1.0.0"
+SPEC_VERSION = "1.1.0"
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,8 @@ class _ExactTable(MatchTable):
 
 def _exact(table: MatchTable) -> _ExactTable:
     spelled = frozenset(t.text[:i] for t in table.tags.values() for i in range(1, len(t.text) + 1))
-    return _ExactTable(table.tags, table.prefixes, table.start_chars, table.special, spelled)
+    return _ExactTable(table.tags, table.prefixes, table.start_chars, table.special, table.max_len,
+                       spelled)
 
 
 @lru_cache(maxsize=16)

@@ -19,6 +19,8 @@ from .spans import BACKTICK_RUN, LineIndex, RunState, guarded_until
 from .tables import MatchTable, tables_for
 
 OUT, FENCE, BLOCK = "out", "fence", "block"
+#: finish reasons of a stream that was cut off rather than finished (SPEC R-CODE-6)
+CUT_OFF = frozenset({"length", "content_filter", None})
 
 
 class ReferenceScrubber:
@@ -48,6 +50,7 @@ class ReferenceScrubber:
 
     def flush(self, finish_reason: str | None = None) -> str:
         reason = self._finish_reason if finish_reason is None else finish_reason
+        self._cut_off = reason in CUT_OFF
         self._process("", eof=True)
         self._end_of_stream(reason, allow_recovery=True)
         out = self._take()
@@ -68,6 +71,7 @@ class ReferenceScrubber:
         self._deferred: list[str] | None = None
         self._deferred_tag: tuple[str, Tag] | None = None
         self._deferred_in_block = False
+        self._cut_off = False
         # answer text
         self._stack: list[str] = []
         self._last_backtick = False  # the visible text ends with a backtick
@@ -143,14 +147,20 @@ class ReferenceScrubber:
                 else:
                     i = self._scan_block(segment, i, n)
             if eof and not work and self._deferred is not None:
-                work.append(self._held_line())
+                work.append(self._held_line(at_end=True))
 
-    def _held_line(self) -> tuple[str, int, LineIndex]:
-        """The held tag and the rest of its line, as one indexed work item."""
+    def _held_line(self, at_end: bool = False) -> tuple[str, int, LineIndex]:
+        """The held tag and the rest of its line, as one indexed work item.
+
+        A line that a cut-off stream ends is judged the way that removes more: a
+        backtick run at the cut closes no span outside a block (so a tag there is
+        a tag), but still may inside one (so the block goes on to the end).
+        """
         assert self._deferred is not None and self._deferred_tag is not None
         line = "".join(self._deferred)
         self._deferred = []
-        return line, len(self._deferred_tag[0]), LineIndex(line)
+        cut = at_end and self._cut_off and not self._deferred_in_block
+        return line, len(self._deferred_tag[0]), LineIndex(line, cut=cut)
 
     def _resolve(self, line: str, offset: int, index: LineIndex) -> int:
         """Judge the held tag that ends at `offset`; return where to go on scanning."""
@@ -283,10 +293,9 @@ class ReferenceScrubber:
             self._open_fence("`", fence_length, opener_line=False)
 
     def _stack_char(self, c: str) -> None:
-        table = self._tables.outside
         if self._stack:
             candidate = self._stack[-1] + c
-            kind = table.classify(candidate)
+            kind = self._tables.outside.classify(candidate)
             if isinstance(kind, Tag):
                 self._stack.pop()
                 self._tag(candidate, kind)
@@ -294,28 +303,43 @@ class ReferenceScrubber:
             if kind:
                 self._stack[-1] = candidate
                 return
-        if c in table.start_chars:
-            kind = table.classify(c)
-            if isinstance(kind, Tag):
-                self._tag(c, kind)
-                return
-            if kind:
-                self._stack.append(c)
-                return
-        text = "".join(self._stack) + c
-        self._stack.clear()
-        for idx in range(max(0, len(text) - self._tables.max_tag_len), len(text)):
-            if text[idx] in table.start_chars:
-                kind = table.classify(text[idx:])
-                if isinstance(kind, Tag):
-                    self._emit(text[:idx])
-                    self._tag(text[idx:], kind)
-                    return
-                if kind:
-                    self._emit(text[:idx])
-                    self._stack.append(text[idx:])
-                    return
-        self._emit(text)
+            self._settle(self._stack.pop() + c)
+            return
+        self._settle(c)
+
+    def _settle(self, text: str) -> None:
+        """Place `text`, which directly follows the held partials, after a failed match.
+
+        It ends in a whole tag, or in its longest suffix that is a partial tag, or
+        in neither. What stands before that end piece is again split into a chain
+        of partial tags that touch one another, because each of them would be
+        spliced if the piece after it were removed (R-TAG-1, as in
+        `<|channel|>analysis<think>x</think><|message|>`). Text that is not part of
+        the chain is dead, and so is every held partial before it.
+        """
+        table = self._tables.outside
+        found = _last_piece(table, text, len(text), whole=True)
+        if found is None:
+            self._emit_dead_stack()
+            self._emit(text)
+            return
+        start, kind = found
+        chain: list[str] = []
+        end = start
+        while end > 0:
+            below = _last_piece(table, text, end, whole=False)
+            if below is None:
+                break
+            chain.append(text[below[0] : end])
+            end = below[0]
+        if end > 0:
+            self._emit_dead_stack()
+            self._emit(text[:end])
+        self._stack.extend(reversed(chain))
+        if isinstance(kind, Tag):
+            self._tag(text[start:], kind)
+        else:
+            self._stack.append(text[start:])
 
     def _emit_dead_stack(self) -> None:
         if self._stack:
@@ -425,13 +449,16 @@ class ReferenceScrubber:
                 self._keep(c)
                 i += 1
                 kind = table.classify(candidate)
+                if not kind:
+                    # The longest suffix that still matches, as after a failed match outside.
+                    found = _last_piece(table, candidate, len(candidate), whole=True)
+                    start, kind = found if found else (len(candidate), None)
+                    candidate = candidate[start:]
                 if isinstance(kind, Tag):
                     self._partial = ""
                     self._close(candidate, kind)
-                elif kind:
-                    self._partial = candidate
                 else:
-                    self._partial = c if table.classify(c) else ""
+                    self._partial = candidate if kind else ""
                 continue
             self._partial = ""
             match = table.special.search(s, i)
@@ -493,3 +520,15 @@ class ReferenceScrubber:
             if self._run:
                 self._end_run()
             self._emit_dead_stack()
+
+
+def _last_piece(
+    table: MatchTable, text: str, end: int, *, whole: bool
+) -> tuple[int, Tag | bool] | None:
+    """The longest `text[start:end]` that is a partial tag (or, with `whole`, a tag)."""
+    for start in range(max(0, end - table.max_len), end):
+        if text[start] in table.start_chars:
+            kind = table.classify(text[start:end])
+            if kind is True or (whole and isinstance(kind, Tag)):
+                return start, kind
+    return None

@@ -40,12 +40,15 @@ class LineIndex:
     """The backtick runs of the rest of one line, indexed once so that every tag on
     that line is judged by lookup instead of a rescan (R-ROBUST-2)."""
 
-    def __init__(self, line: str) -> None:
+    def __init__(self, line: str, *, cut: bool = False) -> None:
+        """With `cut`, the line was cut off by the end of a truncated stream: a run
+        that ends there has an unknown length and closes no span (SPEC R-CODE-6)."""
         self.starts: list[int] = []
         self.by_length: dict[int, list[int]] = {}
         for m in BACKTICK_RUN.finditer(line):
             self.starts.append(m.start())
-            self.by_length.setdefault(m.end() - m.start(), []).append(m.start())
+            if not (cut and m.end() == len(line)):
+                self.by_length.setdefault(m.end() - m.start(), []).append(m.start())
 
     def has_run_from(self, offset: int) -> bool:
         return bisect_left(self.starts, offset) < len(self.starts)

@@ -22,6 +22,7 @@ class MatchTable:
     prefixes: frozenset[str]
     start_chars: frozenset[str]
     special: re.Pattern[str]  # next start char, backtick or line feed
+    max_len: int
 
     def classify(self, text: str) -> Tag | bool | None:
         """The Tag if `text` is one, True if it is a proper prefix of one, else None."""
@@ -37,7 +38,7 @@ def _table(tags: list[Tag]) -> MatchTable:
     prefixes = frozenset(k[:i] for k in by_folded for i in range(1, len(k)))
     starts = frozenset(k[0] for k in by_folded) | frozenset(t.text[0] for t in tags)
     special = re.compile("[" + re.escape("".join(sorted(starts))) + "`\n]")
-    return MatchTable(by_folded, prefixes, starts, special)
+    return MatchTable(by_folded, prefixes, starts, special, max(map(len, by_folded)))
 
 
 @dataclass(frozen=True)
