@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 FINISH_REASONS: tuple[str | None, ...] = ("stop", "length", "tool_calls", "content_filter", None)
+#: finish reasons of a stream that was cut off rather than finished (SPEC R-CODE-6)
+CUT_OFF: frozenset[str | None] = frozenset({"length", "content_filter", None})
 
 
 @dataclass(frozen=True)
@@ -16,18 +18,25 @@ class Context:
     finish_reason: str | None = "stop"
     features: tuple[str, ...] = ()
 
-    def required_keys(self) -> tuple[str, ...]:
+    @property
+    def cut_off(self) -> bool:
+        """Whether the stream was cut off rather than finished (SPEC R-CODE-6)."""
+        return self.finish_reason in CUT_OFF
+
+    def required_keys(self, text: str = "") -> tuple[str, ...]:
         """Context keys a scrubber must be able to receive to judge this stream fairly.
 
         A key is required when its value changes the expected output: a pre-filled
         open, the inline-answer signal (and then the finish reason, which decides
-        recovery), and any enabled feature.
+        recovery), the finish reason of a cut-off stream whose `text` ends on a
+        backtick (R-CODE-6: that run's length is unknown), and any enabled feature.
         """
         keys = []
         if self.starts_in_reasoning:
             keys.append("starts_in_reasoning")
         if self.inline_answer:
             keys.append("inline_answer")
+        if self.inline_answer or (self.cut_off and text.endswith("`")):
             keys.append("finish_reason")
         if self.features:
             keys.append("features")

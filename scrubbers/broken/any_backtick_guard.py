@@ -27,6 +27,6 @@ class _AnyRunIndex(LineIndex):
 
 
 class AnyBacktickGuardScrubber(ReferenceScrubber):
-    def _held_line(self):  # type: ignore[no-untyped-def]
-        line, offset, _ = super()._held_line()
+    def _held_line(self, at_end: bool = False):  # type: ignore[no-untyped-def]
+        line, offset, _ = super()._held_line(at_end)
         return line, offset, _AnyRunIndex(line)

@@ -13,14 +13,13 @@ number of times, which keeps the scrubber linear (R-ROBUST-2).
 
 from __future__ import annotations
 
+from scrubcheck.model import CUT_OFF
 from scrubcheck.vocabulary import FEATURES, Tag
 
 from .spans import BACKTICK_RUN, LineIndex, RunState, guarded_until
 from .tables import MatchTable, tables_for
 
 OUT, FENCE, BLOCK = "out", "fence", "block"
-#: finish reasons of a stream that was cut off rather than finished (SPEC R-CODE-6)
-CUT_OFF = frozenset({"length", "content_filter", None})
 
 
 class ReferenceScrubber:

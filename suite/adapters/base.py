@@ -62,10 +62,11 @@ class Adapter(ABC):
         """Whether feed() can emit text (False: everything comes at flush, hold-back "batch")."""
         return self.kind == "stream"
 
-    def unsupported_reason(self, context: Context) -> str | None:
-        """Why this scrubber cannot be given `context` fairly, or None (R-CTX-1)."""
+    def unsupported_reason(self, context: Context, text: str = "") -> str | None:
+        """Why this scrubber cannot be given the stream `text` with `context` fairly,
+        or None (R-CTX-1)."""
         return unsupported_reason(
-            context.required_keys(),
+            context.required_keys(text),
             context.features,
             self.accepted_context,
             self.supported_features,

@@ -353,6 +353,9 @@ class _Builder:
             self.label("partial-end")
             text = self.text_of(pick(ch, self.vocabulary.tags))
             items.append(Answer(text[: 1 + ch.below(len(text) - 1)]))
+        last = items[-1] if items else None
+        if context.cut_off and tail is None and isinstance(last, Answer) and last.text[-1:] == "`":
+            items.append(Answer("."))  # R-CODE-6: a span closing at the cut is no span
         return StreamModel(context, prefill, tuple(items), tail, tuple(self.labels))
 
 

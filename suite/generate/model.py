@@ -319,14 +319,20 @@ class _Renderer:
         self.canaries.append(tail.last_line)
 
     def finish(self) -> None:
-        """Every tag of the vocabulary left in the visible text must lie in code."""
+        """Every tag of the vocabulary left in the visible text must lie in code, and
+        in a cut-off stream not in a span whose closing run touches the cut (R-CODE-6)."""
         folded = fold(self.visible)
+        cut_off = self.model.context.cut_off and self.pieces and self.pieces[-1][1].endswith("`")
         for key in self.vocabulary.by_folded:
             at = folded.find(key)
             while at >= 0:
-                if not any(a <= at and at + len(key) <= b for a, b in self.literal):
+                spans = [(a, b) for a, b in self.literal if a <= at and at + len(key) <= b]
+                if not spans:
                     shown = self.visible[at : at + len(key)]
                     raise _Invalid(f"the answer text forms the tag {shown!r} outside code")
+                if cut_off and any(b == len(self.visible) for _, b in spans):
+                    raise _Invalid("a cut-off stream ends on the run that closes a span "
+                                   "around a tag: that run's length is unknown")
                 at = folded.find(key, at + 1)
         shared = overlaps(self.canaries, self.visible)
         if shared:

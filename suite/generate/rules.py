@@ -36,7 +36,7 @@ def shape_rules(stream: RenderedStream) -> tuple[str, ...]:
     """The rules `stream` exercises, in SPEC order (R-CTX-1 for a non-default context,
     R-VOCAB-4 when a delimiter of a feature it does not enable stands in the answer)."""
     found = {r for label in stream.labels for r in LABEL_RULES.get(label, ())}
-    if stream.context.required_keys():
+    if stream.context.required_keys(stream.text):
         found.add("R-CTX-1")
     if stream.context.inline_answer and "unclosed" in stream.labels:
         found.add("R-UNCLOSED-2" if stream.context.finish_reason == "stop" else "R-UNCLOSED-3")

@@ -88,16 +88,24 @@ def violations(adapter: Adapter, case: Case, *, against: Adapter | None = None
     trace, finding = check_idempotence(adapter, context, first.output)
     yield from _robust(trace, (first.output,), "re-scrubbing the output: ")
     yield from _from(finding, "idempotence", case.deltas)
-    truncated, finding = run_truncation(adapter, context, case.deltas, case.cut, detector)
-    yield from _robust(truncated, truncated.deltas, f"cut at {case.cut}: ")
-    if finding is not None:
-        finding.detail = f"stream cut at input position {case.cut}: {finding.detail}"
-    yield from _from(finding, "truncation", case.deltas)
+    yield from _truncation(adapter, case, detector)
     chars = tuple(case.text)
     if adapter.streams and chars in runs:  # measured where a partition is one char each
         yield from _holdback(case, runs[chars])
     if against is not None:
         yield from _differential(against, case, first.output)
+
+
+def _truncation(adapter: Adapter, case: Case, detector: LeakDetector) -> Iterator[Violation]:
+    """R-TRUNC-1 at the case's cut, unless the cut stream needs a context the scrubber
+    cannot receive (a cut right after a backtick needs finish_reason, R-CODE-6)."""
+    if adapter.unsupported_reason(case.context.truncated(), case.text[: case.cut]):
+        return
+    truncated, finding = run_truncation(adapter, case.context, case.deltas, case.cut, detector)
+    yield from _robust(truncated, truncated.deltas, f"cut at {case.cut}: ")
+    if finding is not None:
+        finding.detail = f"stream cut at input position {case.cut}: {finding.detail}"
+    yield from _from(finding, "truncation", case.deltas)
 
 
 def _from(finding: Finding | None, prop: str, deltas: tuple[str, ...], prefix: str = ""

@@ -64,7 +64,7 @@ def run_scenario(
     settings = settings or RunSettings()
     started = time.perf_counter()
     result = blank_result(scenario, Outcome.PASS)
-    reason = adapter.unsupported_reason(scenario.context)
+    reason = adapter.unsupported_reason(scenario.context, scenario.text)
     if reason:
         result.outcome = Outcome.UNSUPPORTED
         result.reason = f"{adapter.name}: {reason}"
@@ -164,7 +164,7 @@ class _ScenarioRun:
                                 f"context): {rescrub}")
         else:
             self.idempotence(runs)
-        held = self.truncations(cuts, detector)
+        held = self.truncations(cuts, detector, result)
         self.reuse(poisons, runs)
         if char_trace is not None or held:
             self.checks += 1
@@ -271,10 +271,18 @@ class _ScenarioRun:
                 self.report(run.name, run.deltas, robust)
             self.report(run.name, run.deltas, finding)
 
-    def truncations(self, cuts: list[int], detector: LeakDetector) -> list[int]:
+    def truncations(
+        self, cuts: list[int], detector: LeakDetector, result: ScenarioResult
+    ) -> list[int]:
         held = []
         clean = tuple(output for output, (leak, _, _) in self.judged.items() if leak is None)
+        unsupported: dict[str, int] = {}
         for cut in cuts:
+            reason = self.adapter.unsupported_reason(self.context.truncated(),
+                                                     self.scenario.text[:cut])
+            if reason:  # e.g. a cut right after a backtick needs finish_reason (R-CODE-6)
+                unsupported[reason] = unsupported.get(reason, 0) + 1
+                continue
             name = f"trunc@{cut}"
             self.progress(name)
             self.checks += 1
@@ -285,6 +293,9 @@ class _ScenarioRun:
             amount = held_at_flush(trace)
             if amount is not None:
                 held.append(amount)
+        for reason, count in unsupported.items():
+            result.notes.append(f"{count} truncation cut(s) not checked (UNSUPPORTED): "
+                                f"{self.adapter.name}: {reason}")
         return held
 
     def reuse(self, poisons: list[str], runs: list[StreamOutput]) -> None:
