@@ -198,16 +198,31 @@ def observed_checks(matrix: Matrix) -> list[ObservedCheck]:
 
 
 def _summary(observed: Observed, scenario_id: str, matrix: Matrix) -> ObservedCheck:
+    """Who fails, passes or cannot run a claim about every peer. A peer that fails the
+    claim's control scenario is listed apart: its verdict says nothing about the claim."""
     groups: dict[str, list[str]] = {"fail": [], "pass": [], "unsupported": []}
+    if observed.control:
+        groups[f"fails the control {observed.control}"] = []
+    apart: dict[str, list[str]] = {"fail": [], "pass": [], "unsupported": []}
     for row in matrix.ran:
         if row.name == "reference":
             continue
-        got = row.verdicts().get(scenario_id)
+        verdicts = row.verdicts()
+        got = verdicts.get(scenario_id)
         key = "pass" if got == PASS else "unsupported" if got in (UNSUPPORTED, SKIPPED, None) \
             else "fail"
-        groups[key].append(row.name)
-    summary = "; ".join(f"{key}: {', '.join(names)}" for key, names in groups.items() if names)
-    return ObservedCheck(observed, "all peers", scenario_id, summary, not groups["pass"],
+        if observed.exempt and row.name.startswith(observed.exempt):
+            apart[key].append(row.name)
+        elif observed.control and key != "unsupported" and verdicts.get(observed.control) != PASS:
+            groups[f"fails the control {observed.control}"].append(row.name)
+        else:
+            groups[key].append(row.name)
+    contrary = "pass" if observed.expect == "fails" else "fail"
+    parts = [f"{key}: {', '.join(names)}" for key, names in groups.items() if names]
+    parts += [f"{'/'.join(observed.exempt)}* (said to differ) {key}: {', '.join(names)}"
+              for key, names in apart.items() if names]
+    confirmed = not groups[contrary] and bool(groups["fail"] or groups["pass"])
+    return ObservedCheck(observed, "all peers", scenario_id, "; ".join(parts), confirmed,
                          f"scrubcheck show {scenario_id} --scrubber peer:NAME")
 
 
