@@ -1,0 +1,9 @@
+"""vLLM's deepseek_r1 reasoning parser, streamed (see vllm_peer.py)."""
+
+import os
+import sys
+
+sys.path.insert(0, os.environ["SCRUBCHECK_PEERLOOP_DIR"])
+from vllm_peer import serve_parser  # noqa: E402
+
+serve_parser("deepseek_r1", streaming=True, token_ids=True)

@@ -1,0 +1,9 @@
+"""vLLM's qwen3 reasoning parser, streamed (see vllm_peer.py)."""
+
+import os
+import sys
+
+sys.path.insert(0, os.environ["SCRUBCHECK_PEERLOOP_DIR"])
+from vllm_peer import serve_parser  # noqa: E402
+
+serve_parser("qwen3", streaming=True, token_ids=False)
