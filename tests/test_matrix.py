@@ -89,13 +89,44 @@ def test_hall_of_bugs_lists_leaks_first_shortest_first_with_commands():
                               "--seed 0"
 
 
+def _claim_matrix(**runs: list[ScenarioResult]) -> Matrix:
+    rows = [Row(name, name, "streaming scrubber", f"{name}==1", "1", f"peer:{name}", "ran",
+                run=_run(f"peer:{name}", results)) for name, results in runs.items()]
+    matrix = Matrix(rows, "quick", "", "now", 1.0, {"seed": 0})
+    matrix.index_scenarios()
+    return matrix
+
+
+CASE, CONTROL = "peer-only-hermes-case-insensitive", "peer-only-hermes-case-control"
+
+
+def _case_claim(matrix: Matrix):
+    (check,) = [c for c in observed_checks(matrix) if c.scenario_id == CASE]
+    return check.verdict, check.confirmed
+
+
 def test_observed_behaviours_are_traced_to_scenarios_and_verdicts():
     checks = observed_checks(_matrix())
-    (everyone,) = [c for c in checks if c.scenario_id == "peer-only-hermes-case-insensitive"]
-    assert (everyone.peer, everyone.verdict, everyone.confirmed) == ("all peers", "fail: demo",
-                                                                   True)
     hermes = next(c for c in checks if c.peer == "hermes-stream")
     assert hermes.verdict == "not run" and not hermes.confirmed
+    # demo fails the case scenario but was never shown to handle the lower-case control
+    assert _case_claim(_matrix()) == (f"fails the control {CONTROL}: demo", False)
+
+
+def test_a_claim_about_every_peer_counts_only_peers_that_pass_its_control():
+    leaky = _result(CASE, Outcome.FAIL, _failure("leak", "R-LEAK-1", sid=CASE))
+    control = _result(CONTROL, Outcome.PASS)
+    assert _case_claim(_claim_matrix(demo=[leaky, control])) == ("fail: demo", True)
+    blind = _result(CONTROL, Outcome.FAIL, _failure("leak", "R-LEAK-1", sid=CONTROL))
+    verdict, confirmed = _case_claim(_claim_matrix(demo=[leaky, control],
+                                                   other=[leaky, blind]))
+    assert (verdict, confirmed) == (f"fail: demo; fails the control {CONTROL}: other", True)
+    folds = _result(CASE, Outcome.PASS)
+    assert _case_claim(_claim_matrix(demo=[leaky, control], folder=[folds, control])) == (
+        "fail: demo; pass: folder", False)  # a non-hermes peer that folds case contradicts it
+    verdict, confirmed = _case_claim(_claim_matrix(demo=[leaky, control],
+                                                   **{"hermes-stream": [folds, control]}))
+    assert confirmed and verdict == "fail: demo; hermes-* (said to differ) pass: hermes-stream"
 
 
 def test_the_three_forms_are_written_and_agree(tmp_path):
@@ -153,16 +184,36 @@ def test_diff_of_two_matrices_compares_each_implementation(tmp_path):
     assert main(["diff", str(tmp_path / "a.json"), str(tmp_path / "b.json")]) == 1
 
 
-def test_reuse_keeps_runs_made_with_the_same_settings(tmp_path):
-    from scrubcheck.matrix.build import _reusable
+def test_reuse_keeps_runs_made_with_the_same_settings_corpus_and_versions(tmp_path):
+    from scrubcheck import __version__
+    from scrubcheck.matrix.build import _reusable, corpus_digest
+    from scrubcheck.model import Scenario
     from scrubcheck.runner import RunSettings
+    from scrubcheck.spec import SPEC_VERSION
 
+    scenarios = [Scenario("a", "blocks", ("R-BLOCK-1",), "", ("<think>x</think>y",), ("x",),
+                          visible="y")]
+    digest = corpus_digest(scenarios)
     settings = RunSettings(seed=3)
     recorded = settings.to_dict()
     del recorded["linear_check"]  # a setting older runs did not record counts as its default
+    recorded.update(corpus_digest=digest, implementation_version="1.2")
     path = tmp_path / "report.json"
-    path.write_text(json.dumps(RunResult("peer:demo", "stream", [], [], "1.0.0", "0.1.0", "now",
-                                         1.0, recorded, results=LEAKY).to_dict()))
-    assert _reusable(path, settings) is not None
-    assert _reusable(path, RunSettings(seed=4)) is None
-    assert _reusable(tmp_path / "missing.json", settings) is None
+
+    def write(spec_version: str = SPEC_VERSION, **changes: str) -> None:
+        path.write_text(json.dumps(RunResult(
+            "peer:demo", "stream", [], [], spec_version, __version__, "now", 1.0,
+            {**recorded, **changes}, results=LEAKY).to_dict()))
+
+    write()
+    assert _reusable(path, settings, digest, "1.2") is not None
+    assert _reusable(path, RunSettings(seed=4), digest, "1.2") is None
+    assert _reusable(path, settings, digest, "1.3") is None  # the peer was upgraded
+    edited = [Scenario("a", "blocks", ("R-BLOCK-1",), "", ("<think>x</think>z",), ("x",),
+                       visible="z")]
+    assert _reusable(path, settings, corpus_digest(edited), "1.2") is None
+    write(spec_version="0.9.0")
+    assert _reusable(path, settings, digest, "1.2") is None
+    write(corpus_digest="")
+    assert _reusable(path, settings, digest, "1.2") is None  # made before digests were kept
+    assert _reusable(tmp_path / "missing.json", settings, digest, "1.2") is None

@@ -2,11 +2,13 @@
 
 Each implementation's run is written as a full report under
 `<out>/peers/<name>/` as soon as it finishes, so an interrupted matrix loses
-one run at most, and `reuse=True` picks up runs made with the same settings.
+one run at most, and `reuse=True` picks up runs made with the same settings,
+scrubcheck, SPEC, corpus and implementation version.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 import time
@@ -24,6 +26,7 @@ from scrubcheck.peers import Manifest, read_marker
 from scrubcheck.reports import write_reports
 from scrubcheck.results import RunResult
 from scrubcheck.runner import RunSettings, run_corpus
+from scrubcheck.spec import SPEC_VERSION
 
 #: --quick: the same corpus and checks, fewer chunkings and cuts per scenario.
 QUICK_CAPS = Caps(long_input=0, tag_window=0, sample=3, budget_chars=200_000, min_variants=8,
@@ -66,10 +69,26 @@ def not_run_reason(manifest: Manifest, requested: bool) -> str | None:
     return f"not installed: run `scrubcheck peers install {manifest.name}`"
 
 
-def _reusable(path: Path, settings: RunSettings) -> RunResult | None:
+def corpus_digest(scenarios: list[Scenario]) -> str:
+    """A fingerprint of what the scenarios ask (not where they sit), so a run made on
+    another corpus is never reused."""
+    digest = hashlib.sha256()
+    for s in scenarios:
+        digest.update(json.dumps([s.id, s.rules, s.deltas, s.reasoning, s.visible, s.acceptable,
+                                  s.context.as_kwargs()], default=list).encode())
+    return digest.hexdigest()[:16]
+
+
+def _reusable(path: Path, settings: RunSettings, digest: str, version: str) -> RunResult | None:
+    """The earlier run at `path` if it was made by this scrubcheck and SPEC, on this
+    corpus, with these settings and this version of the implementation."""
     try:
         run = RunResult.from_dict(json.loads(path.read_text(encoding="utf-8")))
     except (OSError, ValueError, TypeError, KeyError):
+        return None
+    if (run.settings.get("corpus_digest"), run.settings.get("implementation_version"),
+            run.spec_version, run.scrubcheck_version) != (digest, version, SPEC_VERSION,
+                                                          __version__):
         return None
     wanted = settings.to_dict()
     # a setting the old run did not record (one added to scrubcheck since) had its default
@@ -94,6 +113,7 @@ def run_matrix(
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     clock = time.monotonic()
     rows = [reference_row()]
+    digest = corpus_digest(scenarios)
     for manifest in manifests:
         row = peer_row(manifest)
         reason = not_run_reason(manifest, manifest.name in requested)
@@ -107,7 +127,7 @@ def run_matrix(
         folder = out / "peers" / row.name
         report = folder / "report.json"
         row.report = str(report.relative_to(out))
-        run = _reusable(report, settings) if reuse else None
+        run = _reusable(report, settings, digest, row.version) if reuse else None
         if run is not None:
             say(f"[{index}/{len(rows)}] {row.name}: reusing {report}")
             row.run, row.reused = run, True
@@ -121,6 +141,7 @@ def run_matrix(
             row.report = None
             say(f"    {row.status}")
             continue
+        row.run.settings.update(corpus_digest=digest, implementation_version=row.version)
         write_reports(row.run, folder)
         counts = row.run.counts()
         say(f"    {time.monotonic() - begun:.0f} s: "
