@@ -188,6 +188,27 @@ def test_stream_ending_without_finish_or_done_is_a_cut():
     assert "without a finish_reason or data: [DONE]" in capture.error.message
 
 
+def test_done_inside_a_delta_is_not_the_end_of_the_stream():
+    capture = record_script(Script(events=[event(chunk({"content": "data: [DONE]"})),
+                                           event(chunk({"content": "\n\ndata: [DONE]\n\n"}))]))
+    assert capture.content_deltas == ["data: [DONE]", "\n\ndata: [DONE]\n\n"]
+    assert not capture.done
+    assert capture.error.kind == "cut"
+
+
+def test_tap_finds_the_done_line_across_pieces():
+    from scrubcheck.gateway.tap import Tap
+
+    tap = Tap()
+    for piece in [b'data: {"c": "[DONE]"}\r', b"\n\r\ndata:[DO", b"NE]\r\n", b"\r\n"]:
+        tap.feed(piece)
+        assert not tap.done or piece == b"\r\n"
+    assert tap.done and tap.unfinished == b""
+    tap = Tap()
+    tap.feed(b'data: {"a": 1}\n\ndata: {"b')
+    assert not tap.done and tap.unfinished == b'data: {"b'
+
+
 def test_malformed_json_in_a_data_line():
     capture = record_script(Script(events=[event(chunk({"content": "ok "})),
                                            b'data: {"id": "x", "choices": [\n\n',

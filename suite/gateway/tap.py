@@ -9,11 +9,27 @@ It reads response bytes only, never the request (which carries the API key).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import httpx
 
-_EVENT_END = (b"\n\n", b"\r\n\r\n", b"\r\r")
+_EVENT_END = re.compile(rb"\r\n\r\n|\n\n|\r\r")
+
+
+def _done_line(events: bytes) -> bool:
+    """Whether whole events hold the end-of-stream line as the openai client reads it:
+    `data:`, an optional space and data starting with [DONE], at the start of a line
+    (the text `[DONE]` inside a delta is inside a JSON string, after other bytes)."""
+    at = events.find(b"[DONE]")
+    while at >= 0:
+        for field in (b"data: ", b"data:"):
+            start = at - len(field)
+            if start >= 0 and events.startswith(field, start) and (
+                    start == 0 or events[start - 1] in b"\r\n"):
+                return True
+        at = events.find(b"[DONE]", at + 1)
+    return False
 
 
 class Tap:
@@ -26,13 +42,18 @@ class Tap:
         self._pending = b""
 
     def feed(self, data: bytes) -> None:
+        """Take the next piece of the body. Only the new bytes are searched (an event end
+        may straddle two pieces, so the last 3 bytes before them too), so a long body
+        costs time in proportion to its length."""
         self.bytes += len(data)
+        start = max(len(self._pending) - 3, 0)
         self._pending += data
-        cut = max(self._pending.rfind(end) + len(end) if self._pending.rfind(end) >= 0 else 0
-                  for end in _EVENT_END)
+        cut = 0
+        for match in _EVENT_END.finditer(self._pending, start):
+            cut = match.end()
         if cut:
             finished, self._pending = self._pending[:cut], self._pending[cut:]
-            if b"[DONE]" in finished:
+            if not self.done and _done_line(finished):
                 self.done = True
 
     @property
