@@ -3,7 +3,9 @@ ones; the capture file format; importing saved SSE text."""
 
 from __future__ import annotations
 
+import json
 import sys
+import time
 import types
 from importlib import resources
 from pathlib import Path
@@ -218,6 +220,53 @@ def test_capture_file_errors_say_what_is_wrong():
                        '"x", "source": "record", "request": {}, "response": {}, "finish_reason":'
                        ' null, "done": true, "error": null, "chunks": [{"content": "a"}]}]}',
                        "f.json")
+
+
+def _document(chunks: list) -> dict:
+    return {"format": "scrubcheck-capture", "version": 1, "captures": [
+        {"name": "x", "source": "record", "request": {}, "response": {}, "finish_reason": None,
+         "done": True, "error": None, "chunks": chunks}]}
+
+
+ODD_VALUES = [0, 0.5, -1, -0.0, float("nan"), float("inf"), 2**70, True, None, "", "s",
+              [], [{"index": 0}], {}]
+
+
+@pytest.mark.parametrize("key", ["t", "content", "reasoning_content", "reasoning",
+                                 "finish_reason", "role", "tool_calls", "logprobs"])
+def test_quick_validation_accepts_only_what_the_schema_accepts(key):
+    """Long captures are read without jsonschema looking at each chunk; what that quick
+    path accepts must be exactly schema-valid, and the rest gets jsonschema's verdict."""
+    from jsonschema import Draft202012Validator
+
+    from scrubcheck.gateway.capture import _valid_quickly, capture_schema
+
+    validator = Draft202012Validator(capture_schema())
+    for value in ODD_VALUES:
+        for chunk in ({key: value}, {"t": 0.25, key: value}):
+            document = _document([{"t": 0.1, "content": "a"}, chunk])
+            if _valid_quickly(document):
+                assert validator.is_valid(document), chunk
+            schema_says = validator.is_valid(document)
+            try:
+                parse_captures(json.dumps(document), "f.json")
+                parsed = True
+            except CaptureFileError:
+                parsed = False
+            assert parsed == schema_says, chunk
+
+
+def test_a_long_capture_reads_quickly_and_a_bad_chunk_is_still_named():
+    chunks = [{"t": i / 1000, "content": "x"} for i in range(65_536)]
+    started = time.process_time()
+    (capture,) = parse_captures(json.dumps(_document(chunks)), "long.json")
+    assert len(capture.chunks) == 65_536
+    assert time.process_time() - started < 3  # jsonschema alone took 5+ s per chunk list
+    chunks[40_000] = {"t": 40.0, "content": 7}
+    with pytest.raises(CaptureFileError, match=r"long.json: not a scrubcheck capture file: at "
+                                               r"captures/0/chunks/40000/content: 7 is not "
+                                               r"of type 'string'"):
+        parse_captures(json.dumps(_document(chunks)), "long.json")
 
 
 def test_check_rejects_a_file_that_is_no_capture(tmp_path, capsys):
