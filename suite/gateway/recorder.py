@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import time
 from datetime import UTC, datetime
+from functools import cache
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -143,13 +144,17 @@ def _stream(client: openai.OpenAI, capture: Capture, model: str,
     announced = parse_context_header(headers.get(CONTEXT_HEADER))
     if announced is not None:
         capture.response["scrubcheck_context"] = announced
+    wanted = [key for key in ("id", "model", "system_fingerprint")
+              if key not in capture.response]  # each from the first chunk that has it
     with stream:
         for event in stream:
             t = time.monotonic() - start
-            for key in ("id", "model", "system_fingerprint"):
-                value = getattr(event, key, None)
-                if isinstance(value, str) and key not in capture.response:
-                    capture.response[key] = value
+            if wanted:
+                for key in list(wanted):
+                    value = getattr(event, key, None)
+                    if isinstance(value, str):
+                        capture.response[key] = value
+                        wanted.remove(key)
             chunk = _chunk(event, t)
             if chunk is not None:
                 capture.chunks.append(chunk)
@@ -159,19 +164,36 @@ def _chunk(event: Any, t: float) -> Chunk | None:
     choice = next((c for c in event.choices or () if getattr(c, "index", 0) == 0), None)
     if choice is None:
         return None  # a usage-only chunk
+    finish = getattr(choice, "finish_reason", None)
+    finish = finish if isinstance(finish, str) else None
     delta = choice.delta
-
-    def text(field: str) -> str | None:
-        value = getattr(delta, field, None) if delta is not None else None
-        return value if isinstance(value, str) else None
-
-    tools = getattr(delta, "tool_calls", None) if delta is not None else None
-    return Chunk(t=t, content=text("content"), reasoning_content=text("reasoning_content"),
-                 reasoning=text("reasoning"), role=text("role"),
-                 finish_reason=choice.finish_reason if isinstance(choice.finish_reason, str)
-                 else None,
+    if delta is None:
+        return Chunk(t=t, finish_reason=finish)
+    content, reasoning_content, reasoning, role = _texts(delta)
+    tools = getattr(delta, "tool_calls", None)
+    return Chunk(t=t, content=content, reasoning_content=reasoning_content,
+                 reasoning=reasoning, role=role, finish_reason=finish,
                  tool_calls=[tc.model_dump(exclude_none=True) for tc in tools] if tools
                  else None)
+
+
+_TEXT_FIELDS = ("content", "reasoning_content", "reasoning", "role")
+
+
+def _texts(delta: Any) -> list[str | None]:
+    """The text fields of a parsed delta, declared or not: the client does not declare
+    `reasoning_content` or `reasoning` and keeps them among the model's extras. (Asking
+    getattr for an absent extra costs an AttributeError, most of a chunk's own cost.)"""
+    declared = _declared(type(delta))
+    extra = getattr(delta, "model_extra", None) or {}
+    values = [getattr(delta, name, None) if name in declared else extra.get(name)
+              for name in _TEXT_FIELDS]
+    return [value if isinstance(value, str) else None for value in values]
+
+
+@cache
+def _declared(cls: type) -> frozenset[str]:
+    return frozenset(getattr(cls, "model_fields", ()))
 
 
 def _judge_end(capture: Capture, tap: Tap) -> None:
