@@ -3,9 +3,12 @@
 Endpoints: `POST /v1/chat/completions` (streaming and not), `GET /v1/models`
 and `GET /v1/models/{id}`; the `/v1` prefix is optional. Streams go out as
 OpenAI sends them, over HTTP/1.1 chunked transfer: one `data: {json}` event
-per HTTP chunk, flushed at once, so a client sees the recorded chunk
-boundaries; then `data: [DONE]`. Each response names what it plays in the
-`x-scrubcheck-scenario` header and the stream context in
+per recorded chunk, so a client sees the recorded chunk boundaries; then
+`data: [DONE]`. With a chunk delay each event is its own HTTP chunk, sent the
+moment it is due. Without one, whole events are gathered into HTTP chunks of
+about WRITE_BUFFER bytes, one write each: a send per event costs a system call
+and a read on each side, and made long streams crawl. Each response names what
+it plays in the `x-scrubcheck-scenario` header and the stream context in
 `x-scrubcheck-context` (see `scrubcheck.gateway.wire`). Errors are OpenAI
 error objects, so clients raise their usual exceptions. Binds to loopback
 unless told otherwise.
@@ -38,6 +41,8 @@ from scrubcheck.gateway.wire import (
 
 LOOPBACK = "127.0.0.1"
 MAX_BODY = 8 * 1024 * 1024
+#: Without a chunk delay, events are gathered into writes of about this many bytes.
+WRITE_BUFFER = 64 * 1024
 
 
 class ReplayServer(ThreadingHTTPServer):
@@ -198,24 +203,48 @@ class _Handler(BaseHTTPRequestHandler):
         self._replay_headers(replay)
         self.end_headers()
         ident, created = _completion_id(), int(time.time())
+        delay = self.server.chunk_delay
+        out = _ChunkedWriter(self.wfile, WRITE_BUFFER if not delay else 0)
         try:
             for chunk in replay.chunks:
-                if self.server.chunk_delay:
-                    time.sleep(self.server.chunk_delay)
-                self._send_chunk(encode_event(
+                if delay:
+                    time.sleep(delay)
+                out.write(encode_event(
                     chunk_object(chunk, completion_id=ident, model=model, created=created)))
             if usage:
-                self._send_chunk(encode_event(_usage_chunk(replay.chunks, ident, model,
-                                                           created)))
-            self._send_chunk(DONE)
-            self.wfile.write(b"0\r\n\r\n")
-            self.wfile.flush()
+                out.write(encode_event(_usage_chunk(replay.chunks, ident, model, created)))
+            out.write(DONE)
+            out.close()
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True  # the client went away mid-stream
 
-    def _send_chunk(self, data: bytes) -> None:
-        self.wfile.write(b"%X\r\n%s\r\n" % (len(data), data))
-        self.wfile.flush()
+
+class _ChunkedWriter:
+    """HTTP/1.1 chunked framing over a socket file. Whole events are gathered until
+    `buffer` bytes are waiting, then go out as one HTTP chunk in one write; with a
+    buffer of 0 each event is its own HTTP chunk, written and flushed at once."""
+
+    def __init__(self, wfile: Any, buffer: int) -> None:
+        self._wfile = wfile
+        self._buffer = buffer
+        self._parts: list[bytes] = []
+        self._size = 0
+
+    def write(self, event: bytes) -> None:
+        self._parts.append(event)
+        self._size += len(event)
+        if self._size >= self._buffer:
+            self._send()
+
+    def close(self) -> None:
+        """Send what is waiting and the last (empty) chunk, in one write."""
+        self._send(b"0\r\n\r\n")
+
+    def _send(self, tail: bytes = b"") -> None:
+        data = b"".join(self._parts)
+        self._parts, self._size = [], 0
+        self._wfile.write((b"%X\r\n%s\r\n" % (len(data), data) if data else b"") + tail)
+        self._wfile.flush()
 
 
 def _model(name: str) -> dict[str, Any]:
