@@ -2,14 +2,21 @@
 
 The round trip is the issue's acceptance test: `gateway record` against the
 replay server gives back every corpus scenario's deltas and finish_reason
-exactly. Scenarios with more than MAX_CHUNKS deltas are skipped (the openai
-client parses ~2000 chunks a second), counted and printed.
+exactly, and every shipped capture's chunks with both reasoning field names.
+All of it, the three generated streams of 40,000 to 65,000 chunks included:
+the openai client's parsing of each chunk is the floor (about 0.2 ms), so the
+scenarios are dealt to RECORDERS `scrubcheck gateway record` processes that
+run at once against one server.
 """
 
 from __future__ import annotations
 
 import json
+import resource
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import httpx
 import openai
@@ -19,11 +26,15 @@ from scrubcheck.cli import main
 from scrubcheck.corpus import load_corpus
 from scrubcheck.gateway.capture import Capture, Chunk, read_captures
 from scrubcheck.gateway.recorder import Recorder
-from scrubcheck.gateway.replay import Catalog
+from scrubcheck.gateway.replay import Catalog, scenario_chunks
 from scrubcheck.gateway.server import ReplayServer, running
 
-MAX_CHUNKS = 12_000
 PROMPT = [{"role": "user", "content": "hi"}]
+SAMPLES = Path(__file__).resolve().parents[1] / "suite" / "gateway" / "samples"
+#: `gateway record` processes recording at once in the round trip.
+RECORDERS = 2
+#: What one request costs the client, in chunks' worth (for dealing out the work).
+REQUEST_COST = 25
 
 
 @pytest.fixture(scope="module")
@@ -40,39 +51,111 @@ def server(corpus):
         Chunk(reasoning="it."),
         Chunk(content="Answer", reasoning=""),
         Chunk(content="", finish_reason="length")])
-    with running(ReplayServer(Catalog(corpus.scenarios, [native]))) as srv:
+    with running(ReplayServer(Catalog(corpus.scenarios, [native, *samples()]))) as srv:
         yield srv
 
 
+def samples() -> list[Capture]:
+    return [c for path in sorted(SAMPLES.glob("*.json")) for c in read_captures(path)]
+
+
+def fields(chunks: list[Chunk] | tuple[Chunk, ...]) -> list[tuple]:
+    """Everything a chunk carries but its arrival time."""
+    return [(c.content, c.reasoning_content, c.reasoning, c.finish_reason, c.role,
+             c.tool_calls) for c in chunks]
+
+
+def first_difference(got: list, want: list) -> str | None:
+    """Where two long lists first differ, briefly (pytest's own diff of 65,000 items
+    would take minutes), or None when they are equal."""
+    if got == want:
+        return None
+    for index, (a, b) in enumerate(zip(got, want, strict=False)):
+        if a != b:
+            return f"item {index}: got {a!r}, want {b!r}"
+    return f"got {len(got)} items, want {len(want)}"
+
+
+def deal(work: list[tuple[str, int]], parts: int) -> list[list[str]]:
+    """Models dealt to `parts` recorders with about equal work each, biggest first."""
+    shares: list[list[str]] = [[] for _ in range(parts)]
+    loads = [0] * parts
+    for model, cost in sorted(work, key=lambda item: -item[1]):
+        least = loads.index(min(loads))
+        shares[least].append(model)
+        loads[least] += cost
+    return [share for share in shares if share]
+
+
 def test_record_round_trips_every_corpus_scenario(corpus, server, tmp_path, capsys):
-    chosen = [s for s in corpus.scenarios if len(s.deltas) <= MAX_CHUNKS]
-    skipped = [s for s in corpus.scenarios if len(s.deltas) > MAX_CHUNKS]
-    out = tmp_path / "all.capture.json"
-    argv = ["gateway", "record", "--base-url", server.url, "--out", str(out)]
-    for scenario in chosen:
-        argv += ["--model", scenario.id]
-    started = time.monotonic()
-    assert main(argv) == 0
-    elapsed = time.monotonic() - started
-    captures = read_captures(out)
-    assert len(captures) == len(chosen)
-    for scenario, capture in zip(chosen, captures, strict=True):
-        assert capture.error is None, (scenario.id, capture.error)
-        assert capture.content_deltas == list(scenario.deltas), scenario.id
-        assert capture.finish_reason == scenario.context.finish_reason, scenario.id
-        assert capture.response["scenario"] == scenario.id
-        assert capture.context_header == {
-            "starts_in_reasoning": scenario.context.starts_in_reasoning,
-            "inline_answer": scenario.context.inline_answer,
-            "finish_reason": scenario.context.finish_reason,
-            "features": list(scenario.context.features)}
-        assert capture.done
+    """Every scenario and every shipped capture, none skipped, through `scrubcheck gateway
+    record` processes (the openai client) against the replay server on loopback."""
+    scenarios = {s.id: s for s in corpus.scenarios}
+    captures = {f"capture:{c.name}": c for c in samples()}
+    work = [(s.id, len(s.deltas) + REQUEST_COST) for s in corpus.scenarios]
+    work += [(model, len(c.chunks) + REQUEST_COST) for model, c in captures.items()]
+    shares = deal(work, RECORDERS)
+    started, cpu = time.monotonic(), _cpu()
+    running_ = []
+    for number, share in enumerate(shares):
+        out, log = tmp_path / f"share-{number}.capture.json", tmp_path / f"share-{number}.log"
+        argv = [sys.executable, "-m", "scrubcheck.cli", "gateway", "record",
+                "--base-url", server.url, "--out", str(out), "--timeout", "60"]
+        for model in share:
+            argv += ["--model", model]
+        with log.open("w") as sink:
+            running_.append((share, out, log, subprocess.Popen(
+                argv, stdout=sink, stderr=subprocess.STDOUT)))
+    for _, _, _, process in running_:
+        process.wait(timeout=900)
+    elapsed, cpu = time.monotonic() - started, [b - a for a, b in zip(cpu, _cpu(), strict=True)]
+    seen: list[str] = []
+    chunks = 0
+    for share, out, log, process in running_:
+        assert process.returncode == 0, log.read_text()[-3000:]
+        recorded = read_captures(out)
+        assert len(recorded) == len(share)
+        for model, capture in zip(share, recorded, strict=True):
+            assert capture.error is None, (model, capture.error)
+            assert capture.done, model
+            chunks += len(capture.chunks)
+            seen.append(model)
+            if model in captures:
+                want = captures[model]
+                assert first_difference(fields(capture.chunks), fields(want.chunks)) is None, (
+                    model, first_difference(fields(capture.chunks), fields(want.chunks)))
+                assert capture.reasoning_fields == want.reasoning_fields, model
+                assert capture.reasoning_deltas == want.reasoning_deltas, model
+                assert capture.finish_reason == want.finish_reason, model
+                continue
+            scenario = scenarios[model]
+            assert capture.response["scenario"] == scenario.id
+            difference = first_difference(capture.content_deltas, list(scenario.deltas))
+            assert difference is None, (scenario.id, difference)
+            assert capture.finish_reason == scenario.context.finish_reason, scenario.id
+            assert capture.reasoning_fields == [], scenario.id  # nothing structured sent
+            difference = first_difference(fields(capture.chunks),
+                                          fields(scenario_chunks(scenario)))
+            assert difference is None, (scenario.id, difference)
+            assert capture.context_header == {
+                "starts_in_reasoning": scenario.context.starts_in_reasoning,
+                "inline_answer": scenario.context.inline_answer,
+                "finish_reason": scenario.context.finish_reason,
+                "features": list(scenario.context.features)}, scenario.id
+    assert sorted(seen) == sorted([*scenarios, *captures])  # every one, once
+    longest = max(corpus.scenarios, key=lambda s: len(s.deltas))
     with capsys.disabled():
-        print(f"\n  round trip: {len(chosen)} scenarios, "
-              f"{sum(len(s.deltas) for s in chosen)} chunks in {elapsed:.1f} s; skipped "
-              f"{len(skipped)} with more than {MAX_CHUNKS} chunks: "
-              + ", ".join(f"{s.id} ({len(s.deltas)})" for s in skipped))
-    assert len(skipped) <= 6  # only the generated long family is that chunky
+        print(f"\n  round trip: {len(scenarios)} scenarios and {len(captures)} captures, "
+              f"{chunks} chunks (longest {longest.id}, {len(longest.deltas)}), "
+              f"{len(shares)} recorders, in {elapsed:.1f} s (CPU: recorders {cpu[0]:.1f} s, "
+              f"server {cpu[1]:.1f} s)")
+
+
+def _cpu() -> tuple[float, float]:
+    """CPU seconds used so far by finished child processes, and by this one."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    return children.ru_utime + children.ru_stime, own.ru_utime + own.ru_stime
 
 
 def test_capture_replay_keeps_both_reasoning_fields(server):
@@ -156,6 +239,50 @@ def test_sse_framing_is_openai_s(corpus, server):
         scenario.deltas)
     assert datas[-2]["choices"][0]["finish_reason"] == scenario.context.finish_reason
     assert datas[-1]["choices"] == [] and "usage" in datas[-1]
+
+
+def raw_http_chunks(url: str, scenario_id: str) -> list[bytes]:
+    """The HTTP/1.1 chunks of a streamed answer, as they are framed on the wire."""
+    import socket
+    from urllib.parse import urlsplit
+
+    where = urlsplit(url)
+    body = json.dumps({"model": scenario_id, "stream": True}).encode()
+    with socket.create_connection((where.hostname, where.port)) as sock:
+        sock.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                     b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+        raw = b"".join(iter(lambda: sock.recv(1 << 16), b""))
+    head, _, rest = raw.partition(b"\r\n\r\n")
+    assert b"transfer-encoding: chunked" in head.lower()
+    chunks = []
+    while True:
+        size, _, rest = rest.partition(b"\r\n")
+        length = int(size, 16)
+        if length == 0:
+            return chunks
+        chunks.append(rest[:length])
+        assert rest[length:length + 2] == b"\r\n"
+        rest = rest[length + 2:]
+
+
+def test_events_go_out_in_large_writes_or_one_by_one_with_a_delay(corpus, server):
+    """Without a delay, whole events are gathered into large HTTP chunks (one write each);
+    with --chunk-delay, each event is an HTTP chunk of its own, sent when due."""
+    from scrubcheck.gateway.server import WRITE_BUFFER
+
+    scenario = next(s for s in corpus.scenarios if 5_000 < len(s.deltas) < 20_000)
+    chunks = raw_http_chunks(server.url, scenario.id)
+    body = b"".join(chunks)
+    assert all(c.startswith(b"data: ") and c.endswith(b"\n\n") for c in chunks)
+    assert len(chunks) <= len(body) // WRITE_BUFFER + 1
+    events = body.split(b"\n\n")[:-1]
+    assert [json.loads(e[6:])["choices"][0]["delta"].get("content")
+            for e in events[:-2]] == list(scenario.deltas)
+    small = next(s for s in corpus.scenarios if len(s.deltas) == 4)
+    with running(ReplayServer(Catalog([small]), chunk_delay=0.001)) as slow:
+        chunks = raw_http_chunks(slow.url, small.id)
+    assert len(chunks) == 4 + 2  # four deltas, the finish chunk, [DONE]
+    assert all(c.startswith(b"data: ") and c.count(b"\n\n") == 1 for c in chunks)
 
 
 def test_serve_binds_loopback_by_default():
