@@ -41,9 +41,11 @@ def test_manifests_are_heavy_share_one_environment_and_say_how_they_are_driven(n
         assert "starts_in_reasoning" in manifest.context and "enable_thinking" in notes
 
 
-def test_the_token_id_stream_declares_its_token_aligned_restriction():
-    notes = " ".join(find_manifest("vllm-deepseek-r1-stream").all_restrictions())
-    assert "token-aligned chunkings" in notes and "cannot restrict" in notes
+def test_the_token_id_stream_is_run_token_aligned_and_says_so():
+    manifest = find_manifest("vllm-deepseek-r1-stream")
+    assert manifest.token_aligned
+    assert "token-aligned: run only on chunkings" in " ".join(manifest.all_restrictions())
+    assert not find_manifest("vllm-qwen3-stream").token_aligned  # it parses text
 
 
 def test_a_heavy_peer_not_installed_is_not_run_with_a_visible_reason(tmp_path, monkeypatch):

@@ -53,7 +53,8 @@ def test_header_names_the_scrubber_versions_seed_and_totals(run) -> None:
     # 10 scenarios + the scrubber-wide check: 40+60+40+120+3+500+2 chunkings
     assert table_row(md, "ran")[1] == (
         "11 scenarios, 1 scrubber-wide check, 765 chunkings, 4013 checks")
-    assert table_row(md, "capped")[1] == "1216 chunking variants not run (long inputs)"
+    assert table_row(md, "capped")[1] == (
+        "1216 chunking variants not run (long inputs, declared restrictions)")
 
 
 def test_summary_counts_every_outcome_and_groups_reasons(run) -> None:
@@ -178,8 +179,8 @@ def test_every_failing_check_has_a_replay_command(run) -> None:
 
 def test_caps_notes_and_holdback_are_reported(run) -> None:
     md = section(render_markdown(run), "Failing scenarios")
-    assert "chunking variants not run because the input is long (every-split: 1200, random: 16)" \
-        in md
+    assert ("chunking variants not run (long input, or a restriction the scrubber declares: "
+            "every-split: 1200, random: 16)") in md
     assert "idempotence was checked on the first 4096 characters only" in md
     assert "Hold-back: batch mode, at most 42 characters held, up to 42 behind the reference." \
         in md

@@ -44,6 +44,9 @@ class Adapter(ABC):
     #: Each open() builds a new scrubber object; the reuse check (R-REUSE-1) then
     #: drives flush()-then-feed on that one object.
     fresh_object_per_stream: bool = True
+    #: True for a scrubber that decides on whole tag tokens: it is run only on
+    #: chunkings and truncation cuts that keep every tag whole (others are counted).
+    token_aligned: bool = False
 
     def __init__(
         self,

@@ -150,6 +150,7 @@ class PeerAdapter(Adapter):
                 f"peer {self.manifest.name!r} is not installed ({package.label}); run "
                 f"`scrubcheck peers install {self.manifest.name}`")
         self.kind = self.manifest.adapter_kind
+        self.token_aligned = self.manifest.token_aligned
         self.installed_version = record.version or package.version
         context = self.manifest.context | ({"features"} if self.manifest.features else set())
         super().__init__(spec, self.manifest.name, self.manifest.features, frozenset(context))

@@ -140,7 +140,7 @@ def print_summary(result: RunResult, level: str, out=None) -> None:
         for r in capped:
             for family, count in r.capped.items():
                 families[family] = families.get(family, 0) + count
-        print(f"capped: {_plural(len(capped), 'long scenario')}, variants not run: "
+        print(f"capped: {_plural(len(capped), 'scenario')}, variants not run: "
               + ", ".join(f"{family} {count:,}" for family, count in sorted(families.items())),
               file=out)
     for check in result.scrubber_checks:

@@ -29,7 +29,8 @@ KINDS: dict[str, tuple[str, bool, str]] = {
 ECOSYSTEMS = ("pypi", "npm", "none")
 _NAME = re.compile(r"^[a-z0-9][a-z0-9.-]*$")
 _TOP_KEYS = {"name", "title", "kind", "entry", "program", "features", "context",
-             "fixed_context", "heavy", "model_of", "restrictions", "timeout_s", "package"}
+             "fixed_context", "heavy", "model_of", "restrictions", "timeout_s", "package",
+             "token_aligned"}
 _PACKAGE_KEYS = {"ecosystem", "name", "version", "no_deps", "extra", "env"}
 
 
@@ -84,6 +85,9 @@ class Manifest:
     heavy: bool = False  # installed only when named
     model_of: str | None = None  # our model of a proposal, not a released implementation
     restrictions: tuple[str, ...] = ()  # shown wherever results are
+    # Decides on token ids, so a tag split across deltas is plain text to it: it is run
+    # only on chunkings and cuts that keep every tag whole (the others are counted).
+    token_aligned: bool = False
     timeout_s: float = 20.0  # per request
     folder: Path = field(default=Path("."))
 
@@ -109,6 +113,9 @@ class Manifest:
         for key, value in self.fixed_context:
             notes.append(f"runs only with {key}={json.dumps(value)} (a fixed mode); streams "
                          "with another value are UNSUPPORTED")
+        if self.token_aligned:
+            notes.append("token-aligned: run only on chunkings and truncation cuts that keep "
+                         "every tag whole inside one delta; the others are counted as not run")
         if self.model_of:
             notes.insert(0, f"a model of {self.model_of}, not released code")
         return notes
@@ -202,6 +209,7 @@ def _validate(data: dict, path: Path) -> Manifest:
         features=frozenset(features), context=frozenset(context) | frozenset(fixed),
         fixed_context=tuple(sorted(fixed.items())), heavy=bool(data.get("heavy", False)),
         model_of=data.get("model_of"), restrictions=_str_list(data, "restrictions", path),
+        token_aligned=bool(data.get("token_aligned", False)),
         timeout_s=float(timeout), folder=path.parent,
     )
 

@@ -54,7 +54,7 @@ class Totals:
     scenarios: int
     chunkings: int
     checks: int
-    capped: int  # chunking variants not run because the input was long
+    capped: int  # chunking variants not run: long input, or a declared restriction
     scrubber_checks: int
 
 

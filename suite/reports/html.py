@@ -169,7 +169,8 @@ def header(run: RunResult) -> str:
         ("ran", text(f"{plural(totals.scenarios, 'scenario')}, "
                      f"{plural(totals.scrubber_checks, 'scrubber-wide check')}, "
                      f"{plural(totals.chunkings, 'chunking')}, {plural(totals.checks, 'check')}")),
-        ("capped", text(f"{totals.capped} chunking variants not run (long inputs)"
+        ("capped", text(f"{totals.capped} chunking variants not run (long inputs, "
+                        "declared restrictions)"
                         if totals.capped else "nothing: every chunking ran")),
     ]
     rows = "".join(f"<tr><th>{escape(k)}</th><td>{v}</td></tr>" for k, v in facts)

@@ -64,7 +64,8 @@ def header(run: RunResult) -> list[str]:
         ["ran", f"{plural(totals.scenarios, 'scenario')}, "
                 f"{plural(totals.scrubber_checks, 'scrubber-wide check')}, "
                 f"{plural(totals.chunkings, 'chunking')}, {plural(totals.checks, 'check')}"],
-        ["capped", f"{totals.capped} chunking variants not run (long inputs)"
+        ["capped", f"{totals.capped} chunking variants not run (long inputs, "
+                   "declared restrictions)"
                    if totals.capped else "nothing: every chunking ran"],
     ]
     return [f"# scrubcheck report: {code_span(run.scrubber)}", "",

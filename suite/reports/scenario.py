@@ -98,7 +98,8 @@ def capped_note(result: ScenarioResult) -> str | None:
     if not result.capped:
         return None
     parts = ", ".join(f"{family}: {count}" for family, count in sorted(result.capped.items()))
-    return f"chunking variants not run because the input is long ({parts})"
+    return ("chunking variants not run (long input, or a restriction the scrubber "
+            f"declares: {parts})")
 
 
 def result_notes(result: ScenarioResult) -> list[str]:

@@ -39,7 +39,14 @@ from scrubcheck.checks import (
     truncate_deltas,
 )
 from scrubcheck.checks.leak import Leak
-from scrubcheck.chunking import Chunking, chunking_by_name, chunking_names, cut_points, seeded_rng
+from scrubcheck.chunking import (
+    Chunking,
+    chunking_by_name,
+    chunking_names,
+    cut_points,
+    seeded_rng,
+    tag_spans,
+)
 from scrubcheck.model import Scenario
 from scrubcheck.results import Outcome, ScenarioResult
 from scrubcheck.runner.collect import FailureCollector
@@ -114,8 +121,26 @@ class _ScenarioRun:
         self.judged: dict[str, tuple[Leak | None, Finding | None, Finding | None]] = {}
         self.checks = 0
         self.chunkings_run = 0
+        # A token-aligned scrubber never sees a tag split across deltas (Adapter.token_aligned).
+        self.tag_bounds = (
+            frozenset(p for a, b in tag_spans(scenario.text, self.vocabulary)
+                      for p in range(a + 1, b))
+            if adapter.token_aligned else frozenset()
+        )
+        self.not_aligned: dict[str, int] = {}
 
     # -- bookkeeping -------------------------------------------------------
+    def splits_a_tag(self, deltas: tuple[str, ...] | list[str]) -> bool:
+        """Whether a delta boundary falls inside a tag (only asked of token-aligned ones)."""
+        if not self.tag_bounds:
+            return False
+        position = 0
+        for delta in deltas[:-1]:
+            position += len(delta)
+            if position in self.tag_bounds:
+                return True
+        return False
+
     def report(self, name: str, deltas: int, finding: Finding | None) -> None:
         self.collector.add(name, deltas, finding)
 
@@ -147,6 +172,9 @@ class _ScenarioRun:
         char_trace: Trace | None = None
         for name in names:
             chunking = chunking_by_name(self.scenario, self.vocabulary, name, self.settings.seed)
+            if self.splits_a_tag(chunking.deltas):
+                self.not_aligned["chunking"] = self.not_aligned.get("chunking", 0) + 1
+                continue
             self.progress(name)
             trace = run_stream(self.adapter, self.context, chunking.deltas)
             self.judge(chunking, trace, detector, ws_cuts)
@@ -278,6 +306,9 @@ class _ScenarioRun:
         clean = tuple(output for output, (leak, _, _) in self.judged.items() if leak is None)
         unsupported: dict[str, int] = {}
         for cut in cuts:
+            if cut in self.tag_bounds:
+                self.not_aligned["truncation"] = self.not_aligned.get("truncation", 0) + 1
+                continue
             reason = self.adapter.unsupported_reason(self.context.truncated(),
                                                      self.scenario.text[:cut])
             if reason:  # e.g. a cut right after a backtick needs finish_reason (R-CODE-6)
@@ -317,6 +348,11 @@ class _ScenarioRun:
                             check_reuse(second, fresh.output, poison))
 
     def conclude(self, result: ScenarioResult) -> None:
+        for family, count in sorted(self.not_aligned.items()):
+            result.capped[f"{family} splitting a tag"] = count
+            result.notes.append(f"token-aligned scrubber: {count} {family} variant(s) that split "
+                                "a tag across deltas not run (the scrubber declares it needs "
+                                "whole tags)")
         failures = self.collector.failures(self.deltas_of)
         result.failures = failures
         result.chunkings_run = self.chunkings_run
