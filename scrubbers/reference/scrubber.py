@@ -9,6 +9,15 @@ tag that stands after a still-open backtick run cannot be judged until the
 rest of its line is known (R-CODE-1/3/5); only then is the line held back, and
 it is resolved in one pass. Every character is therefore scanned a bounded
 number of times, which keeps the scrubber linear (R-ROBUST-2).
+
+Speed (benchmarks/performance.py): a delta that holds none of the characters
+the current mode looks for, while nothing is held, is placed whole by `feed`
+without entering the scanner; a whole tag is matched by one regex from its
+first character; and the scanner hands plain text and the special character
+after it in one step. Each of these does exactly what the character-by-character
+path would do (the reference's own tests and a differential run against the
+previous version check it). Memory stays flat on an endless stream when
+`record_cuts=False` (then `last_cuts` is not kept).
 """
 
 from __future__ import annotations
@@ -34,7 +43,11 @@ class ReferenceScrubber:
         inline_answer: bool = False,
         finish_reason: str | None = "stop",
         features: tuple[str, ...] | list[str] | frozenset[str] = (),
+        record_cuts: bool = True,
     ) -> None:
+        """`record_cuts=False` keeps no removal points (`last_cuts` stays empty), so that
+        memory does not grow with the number of removed pieces in a very long stream."""
+        self._record_cuts = record_cuts
         self._starts_in_reasoning = bool(starts_in_reasoning)
         self._inline_answer = bool(inline_answer)
         self._finish_reason = finish_reason
@@ -44,6 +57,37 @@ class ReferenceScrubber:
 
     # ------------------------------------------------------------------ API
     def feed(self, delta: str) -> str:
+        # Fast paths: a delta with no character that could change the state (no tag
+        # start, backtick or line feed) while nothing is held, the common case, is
+        # placed whole. Tables whose classify was changed have no special_chars.
+        if delta and self._deferred is None:
+            mode = self._mode
+            if mode is OUT:
+                chars = self._tables.outside.special_chars
+                if chars and not (self._stack or self._run or self._tilde or self._drop_run) and (
+                    self._col < 0 or delta[0] not in " ~"
+                ):
+                    for c in chars:
+                        if c in delta:
+                            break
+                    else:
+                        self._col = -1
+                        self._emitted += len(delta)
+                        self._last_backtick = False
+                        return delta
+            elif mode is BLOCK:
+                chars = self._closes.special_chars  # type: ignore[union-attr]
+                if chars and not (self._partial or self._block_run):
+                    for c in chars:
+                        if c in delta:
+                            break
+                    else:
+                        self._keep(delta)
+                        return ""
+            elif self._fence_line == "no" and "\n" not in delta:
+                self._emitted += len(delta)
+                self._last_backtick = delta[-1] == "`"
+                return delta
         self._process(delta, eof=False)
         return self._take()
 
@@ -114,13 +158,28 @@ class ReferenceScrubber:
             self._last_backtick = text[-1] == "`"
 
     def _cut(self) -> None:
-        self._cuts.append(self._emitted + sum(len(p) for p in self._stack))
+        if self._record_cuts:
+            self._cuts.append(self._emitted + sum(len(p) for p in self._stack))
 
     # ------------------------------------------------------------- driving
     def _process(self, text: str, eof: bool) -> None:
+        i, n = 0, len(text)
+        while i < n and self._deferred is None:  # the usual case: nothing held for a line
+            mode = self._mode
+            if mode is OUT:
+                i = self._scan_out(text, i, n)
+            elif mode is FENCE:
+                i = self._scan_fence(text, i, n)
+            else:
+                i = self._scan_block(text, i, n)
+        if self._deferred is not None:
+            self._process_held(text, i, eof)
+
+    def _process_held(self, text: str, start: int, eof: bool) -> None:
+        """Go on from `start` while a tag waits for the rest of its line."""
         # Work items are (text, position, index); an index means the text runs to the
         # end of the current line, so a held tag in it can be judged at once.
-        work: list[tuple[str, int, LineIndex | None]] = [(text, 0, None)]
+        work: list[tuple[str, int, LineIndex | None]] = [(text, start, None)]
         while work:
             segment, i, index = work.pop()
             n = len(segment)
@@ -199,6 +258,7 @@ class ReferenceScrubber:
     # --------------------------------------------------------- answer text
     def _scan_out(self, s: str, i: int, n: int) -> int:
         table = self._tables.outside
+        special = table.special.search
         while i < n:
             if self._deferred is not None or self._mode != OUT:
                 return i
@@ -251,12 +311,18 @@ class ReferenceScrubber:
                     continue
                 if c != "`" and c != "\n" and c not in table.start_chars:
                     self._col = -1
-            match = table.special.search(s, i)
+            match = special(s, i)
             j = match.start() if match else n
             if j > i:
-                self._emit(s[i:j])
+                # Plain text: nothing above applied to it past its first character, and
+                # `_col` is already -1 (a line's leading spaces are counted one by one).
+                self._out.append(s[i:j])
+                self._emitted += j - i
+                self._last_backtick = False
+                if j == n:
+                    return n
                 i = j
-                continue
+                c = s[i]
             if c == "\n":
                 self._newline()
                 i += 1
@@ -267,8 +333,26 @@ class ReferenceScrubber:
                 self._run = j - i
                 i = j
             else:
-                self._stack_char(c)
-                i += 1
+                found = table.tag_at(s, i)  # the stack is empty here
+                if found is not None:
+                    end, tag = found
+                    self._tag(s[i:end], tag)
+                    i = end
+                elif i + 1 < n and table.classify(s[i : i + 2]) is None:
+                    # Not a tag and not the start of one: what the stack would do, at once.
+                    after = s[i + 1]
+                    if after == "`" or after == "\n":
+                        self._emit(c)
+                        i += 1
+                    elif after not in table.start_chars:
+                        self._emit(s[i : i + 2])
+                        i += 2
+                    else:
+                        self._stack_char(c)
+                        i += 1
+                else:
+                    self._stack_char(c)
+                    i += 1
         return i
 
     def _end_run(self) -> None:
@@ -478,6 +562,14 @@ class ReferenceScrubber:
                 self._block_run = j - i
                 i = j
             else:
+                found = table.tag_at(s, i)  # no partial is held here
+                if found is not None:
+                    end, tag = found
+                    raw = s[i:end]
+                    self._keep(raw)
+                    i = end
+                    self._close(raw, tag)
+                    continue
                 self._keep(c)
                 i += 1
                 kind = table.classify(c)

@@ -23,22 +23,47 @@ class MatchTable:
     start_chars: frozenset[str]
     special: re.Pattern[str]  # next start char, backtick or line feed
     max_len: int
+    #: the characters `special` looks for, for a quick `in` test of a whole delta
+    special_chars: tuple[str, ...] = ()
+    #: a whole tag at a position, shortest first (None when a tag holds a backtick or
+    #: line feed, which the character-by-character path must then see)
+    whole: re.Pattern[str] | None = None
 
     def classify(self, text: str) -> Tag | bool | None:
         """The Tag if `text` is one, True if it is a proper prefix of one, else None."""
-        folded = fold(text)
+        folded = text.lower() if text.isascii() else fold(text)  # the same ASCII-only folding
         tag = self.tags.get(folded)
         if tag is not None:
             return tag
         return True if folded in self.prefixes else None
+
+    def tag_at(self, text: str, i: int) -> tuple[int, Tag] | None:
+        """The shortest whole tag starting at `text[i]`, as (end, Tag), or None.
+
+        The same tag a character-by-character scan from an empty stack would
+        complete first: every prefix of a tag is a prefix, so that scan never
+        stops before the shortest whole tag, and stops at it.
+        """
+        match = self.whole.match(text, i) if self.whole is not None else None
+        if match is None:
+            return None
+        raw = match.group()
+        return match.end(), self.tags[raw.lower() if raw.isascii() else fold(raw)]
 
 
 def _table(tags: list[Tag]) -> MatchTable:
     by_folded = {fold(t.text): t for t in tags}
     prefixes = frozenset(k[:i] for k in by_folded for i in range(1, len(k)))
     starts = frozenset(k[0] for k in by_folded) | frozenset(t.text[0] for t in tags)
-    special = re.compile("[" + re.escape("".join(sorted(starts))) + "`\n]")
-    return MatchTable(by_folded, prefixes, starts, special, max(map(len, by_folded)))
+    special_chars = (*sorted(starts), "`", "\n")
+    special = re.compile("[" + re.escape("".join(special_chars)) + "]")
+    whole = None
+    if not any("`" in k or "\n" in k for k in by_folded):
+        # re.ASCII | re.IGNORECASE folds A-Z and nothing else, as `fold` does
+        ordered = sorted(by_folded, key=lambda k: (len(k), k))
+        whole = re.compile("|".join(map(re.escape, ordered)), re.ASCII | re.IGNORECASE)
+    return MatchTable(by_folded, prefixes, starts, special, max(map(len, by_folded)),
+                      special_chars, whole)
 
 
 @dataclass(frozen=True)
