@@ -1,12 +1,13 @@
 """A pool of forked worker processes that survives the scrubbers it runs.
 
 multiprocessing.Pool cannot kill one task, so this is a small pool of its own:
-each worker runs one task at a time and reports, before each stream, which
-stream it is on. A worker that overruns its task's timeout is killed and
-replaced (the task is TIMEOUT, naming the stream that hung); one that dies
-(a segfault, `os._exit`) is replaced too (the task is ERROR). Every other task
-goes on. Results come back through `on_result` in completion order, keyed by
-the task's index.
+each worker runs one task at a time and notes, before each stream, which
+stream it is on (in a small shared buffer that the parent reads only when the
+task is lost: a pipe message per stream cost more than the checks). A worker
+that overruns its task's timeout is killed and replaced (the task is TIMEOUT,
+naming the stream that hung); one that dies (a segfault, `os._exit`) is
+replaced too (the task is ERROR). Every other task goes on. Results come back
+through `on_result` in completion order, keyed by the task's index.
 
 The timeout counts the worker's CPU time (from /proc where there is one), so
 that a busy machine does not turn a slow scenario into a TIMEOUT and results
@@ -25,6 +26,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
+from typing import Any
 
 from scrubcheck.model import Scenario
 from scrubcheck.results import ScenarioResult
@@ -48,6 +50,7 @@ class Lost:
 
 WALL_FACTOR = 4.0
 POLL_S = 0.2
+LABEL_BYTES = 512  # the stream a worker is on (a chunking name), UTF-8, NUL-terminated
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 Progress = Callable[[str], None]
@@ -64,15 +67,20 @@ def cpu_seconds(pid: int) -> float | None:
 Handler = Callable[[Task, Progress], ScenarioResult]
 
 
-def _worker_main(conn: Connection, make_handler: Callable[[], Handler]) -> None:
+def _worker_main(conn: Connection, make_handler: Callable[[], Handler], label: Any) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
     handler = make_handler()
+
+    def note(text: str) -> None:
+        label.value = text.encode("utf-8", "replace")[: LABEL_BYTES - 1]
+
     while True:
         task = conn.recv()
         if task is None:
             return
+        label.value = b""
         try:
-            result: object = handler(task, lambda label: conn.send(("at", label)))
+            result: object = handler(task, note)
         except BaseException:
             result = traceback.format_exc()
         conn.send(("done", result))
@@ -82,10 +90,16 @@ def _worker_main(conn: Connection, make_handler: Callable[[], Handler]) -> None:
 class _Worker:
     process: multiprocessing.process.BaseProcess
     conn: Connection
+    shared_label: Any = None  # a ctypes char array (LABEL_BYTES) the worker writes
     task: Task | None = None
     started: float = 0.0
     cpu_started: float | None = None
-    label: str | None = None
+
+    @property
+    def label(self) -> str | None:
+        """The stream the worker last said it was on, in its current task."""
+        raw = self.shared_label.value if self.shared_label is not None else b""
+        return raw.decode("utf-8", "replace") or None
 
     def overrun(self, now: float) -> str | None:
         """Why the current task is over its timeout, or None while it is not."""
@@ -120,12 +134,13 @@ class WorkerPool:
 
     def _spawn(self) -> _Worker:
         parent, child = self.context.Pipe()
+        label = self.context.RawArray("c", LABEL_BYTES)
         process = self.context.Process(
-            target=_worker_main, args=(child, self.make_handler), daemon=True
+            target=_worker_main, args=(child, self.make_handler, label), daemon=True
         )
         process.start()
         child.close()
-        return _Worker(process, parent)
+        return _Worker(process, parent, label)
 
     def _retire(self, worker: _Worker, kill: bool) -> None:
         if kill and worker.process.is_alive():
@@ -148,6 +163,8 @@ class WorkerPool:
             for worker in list(self.workers):
                 if worker.task is None and pending:
                     task = pending.popleft()
+                    if worker.shared_label is not None:
+                        worker.shared_label.value = b""  # the worker writes only while busy
                     try:
                         worker.conn.send(task)
                     except (BrokenPipeError, OSError):  # died while idle: replace, retry
@@ -156,7 +173,7 @@ class WorkerPool:
                         pending.appendleft(task)
                         continue
                     worker.task = task
-                    worker.started, worker.label = time.monotonic(), None
+                    worker.started = time.monotonic()
                     worker.cpu_started = cpu_seconds(worker.process.pid)
             busy = [w for w in self.workers if w.task is not None]
             ready = wait([w.conn for w in busy], timeout=POLL_S)
@@ -184,8 +201,7 @@ class WorkerPool:
         try:
             while worker.conn.poll():
                 kind, payload = worker.conn.recv()
-                if kind == "at":
-                    worker.label = payload
+                if kind != "done":
                     continue
                 worker.task = None
                 on_result(task, payload)
