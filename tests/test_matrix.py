@@ -110,23 +110,37 @@ def test_observed_behaviours_are_traced_to_scenarios_and_verdicts():
     hermes = next(c for c in checks if c.peer == "hermes-stream")
     assert hermes.verdict == "not run" and not hermes.confirmed
     # demo fails the case scenario but was never shown to handle the lower-case control
-    assert _case_claim(_matrix()) == (f"fails the control {CONTROL}: demo", False)
+    assert _case_claim(_matrix()) == (f"whole stream: fails the control {CONTROL}: demo", False)
 
 
 def test_a_claim_about_every_peer_counts_only_peers_that_pass_its_control():
     leaky = _result(CASE, Outcome.FAIL, _failure("leak", "R-LEAK-1", sid=CASE))
     control = _result(CONTROL, Outcome.PASS)
-    assert _case_claim(_claim_matrix(demo=[leaky, control])) == ("fail: demo", True)
+    assert _case_claim(_claim_matrix(demo=[leaky, control])) == ("whole stream: fail: demo", True)
     blind = _result(CONTROL, Outcome.FAIL, _failure("leak", "R-LEAK-1", sid=CONTROL))
     verdict, confirmed = _case_claim(_claim_matrix(demo=[leaky, control],
                                                    other=[leaky, blind]))
-    assert (verdict, confirmed) == (f"fail: demo; fails the control {CONTROL}: other", True)
+    assert (verdict, confirmed) == (
+        f"whole stream: fail: demo; fails the control {CONTROL}: other", True)
     folds = _result(CASE, Outcome.PASS)
     assert _case_claim(_claim_matrix(demo=[leaky, control], folder=[folds, control])) == (
-        "fail: demo; pass: folder", False)  # a non-hermes peer that folds case contradicts it
+        "whole stream: fail: demo; pass: folder", False)  # a non-hermes peer that folds case
     verdict, confirmed = _case_claim(_claim_matrix(demo=[leaky, control],
                                                    **{"hermes-stream": [folds, control]}))
-    assert confirmed and verdict == "fail: demo; hermes-* (said to differ) pass: hermes-stream"
+    assert confirmed and verdict == ("whole stream: fail: demo; hermes-* (said to differ) "
+                                     "pass: hermes-stream")
+
+
+def test_a_claim_is_judged_on_the_whole_stream_not_on_chunking_or_cut_bugs():
+    def split_only(sid: str) -> ScenarioResult:  # fails only when the stream is split or cut
+        return _result(sid, Outcome.FAIL,
+                       Failure("leak", "R-LEAK-1", "MUST", "split@3", ["ab", "c"], "d"),
+                       Failure("truncation", "R-TRUNC-1", "MUST", "trunc@2", ["ab"], "d"))
+    case_fail = _result(CASE, Outcome.FAIL, _failure("expected", "R-FID-1", sid=CASE))
+    assert _case_claim(_claim_matrix(demo=[case_fail, split_only(CONTROL)])) == (
+        "whole stream: fail: demo", True)
+    assert _case_claim(_claim_matrix(demo=[split_only(CASE), split_only(CONTROL)])) == (
+        "whole stream: pass: demo", False)
 
 
 def test_the_three_forms_are_written_and_agree(tmp_path):

@@ -89,9 +89,9 @@ def _observed(matrix: Matrix) -> list[str]:
     lines = ["## Behaviour observed in the field, reproduced here", "",
              "Each behaviour listed in PEERS.md, the scenario that shows it and this run's "
              "verdict for the peer (confirmed: the verdict is the one the observation "
-             "predicts; for a claim about every peer, confirmed means no peer that passes "
-             "the claim's control scenario, the same stream without the twist, contradicts "
-             "it).", ""]
+             "predicts; a claim about every peer is judged on each peer's output for the "
+             "stream as one delta, and confirmed means no peer that handles the claim's "
+             "control scenario, the same stream without the twist, contradicts it).", ""]
     body = []
     for check in observed_checks(matrix):
         behaviour = check.observed.behaviour + (f" ({check.observed.note})"
