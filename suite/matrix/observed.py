@@ -70,6 +70,11 @@ OBSERVED: tuple[Observed, ...] = (
              "first block, so a second block leaks", ("blocks-after-prefill-second-block",),
              note="the deepseek-r1 parser always starts in reasoning, so the pre-filled "
                   "variant of the stream shows it"),
+    Observed(("vllm-deepseek-r1-stream", "vllm-qwen3-stream", "vllm-qwen3-batch"), "split only "
+             "at the first block, so a second block leaks", ("blocks-after-prefill-second-block",),
+             note="the pre-filled stream: deepseek-r1 always starts in reasoning and qwen3 parses "
+                  "only with thinking on; vLLM's deepseek-r1 batch path instead splits at the "
+                  "first open tag anywhere and loses the answer before it"),
     Observed(("litellm-batch",), "takes a block only at the very start of the text",
              ("peer-litellm-batch-block-not-at-start",)),
     Observed(("litellm-ollama-stream",), "leaks a whole block arriving in one chunk",
