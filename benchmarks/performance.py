@@ -3,8 +3,9 @@
     python benchmarks/performance.py            # everything: about 20 minutes on 2 cores
     python benchmarks/performance.py --quick    # smaller sizes, fewer rounds: a few minutes
     python benchmarks/performance.py --peers none --only throughput,memory
+    python benchmarks/performance.py --render   # the report again from the last run's figures
 
-Measures, side by side in this process (implementations interleaved, the best
+Measures, side by side in this process (implementations interleaved, the median
 of several rounds, CPU time; these machines are noisy, so nothing here is a
 wall-clock limit):
 
@@ -27,7 +28,9 @@ from __future__ import annotations
 
 import argparse
 import functools
+import hashlib
 import os
+import pickle
 import platform
 import sys
 import time
@@ -43,15 +46,23 @@ PARTS = ("throughput", "scaling", "harness", "memory")
 KB, MB = 1 << 10, 1 << 20
 
 
+def kept_path(out: Path) -> Path:
+    """Where the last run's figures for `out` are kept (for --render), outside the repo."""
+    from scrubcheck.hunt.database import cache_dir
+
+    digest = hashlib.sha1(str(out.resolve()).encode()).hexdigest()[:12]
+    return cache_dir() / f"performance-{digest}.pickle"
+
+
 def settings_for(quick: bool) -> dict[str, object]:
     """Every size and budget, in one place (the report repeats them)."""
     if quick:
         return {"quick": True, "throughput_chars": 32 * KB, "rounds": 3, "peer_rounds": 1,
-                "peer_budget": 2.0, "scaling_sizes": scaling.SIZES[:4], "scaling_rounds": 1,
+                "peer_budget": 2.0, "scaling_sizes": scaling.SIZES[:4], "scaling_rounds": 5,
                 "cap": 1.0, "peer_cap": 0.5, "harness_every": 8, "harness_random": 2,
                 "harness_long": False, "memory_main": 4 * MB, "memory_other": 512 * KB}
-    return {"quick": False, "throughput_chars": 128 * KB, "rounds": 5, "peer_rounds": 2,
-            "peer_budget": 10.0, "scaling_sizes": scaling.SIZES, "scaling_rounds": 2,
+    return {"quick": False, "throughput_chars": 128 * KB, "rounds": 5, "peer_rounds": 1,
+            "peer_budget": 10.0, "scaling_sizes": scaling.SIZES, "scaling_rounds": 5,
             "cap": 20.0, "peer_cap": 3.0, "harness_every": 1, "harness_random": 8,
             "harness_long": True, "memory_main": 100 * MB, "memory_other": 4 * MB}
 
@@ -96,8 +107,8 @@ def run_scaling(results: report.Results, every: list[impls.Impl], s: dict) -> No
             cap = float(s["peer_cap"] if impl.is_peer else s["cap"])
             try:
                 curve = scaling.measure(impl, shape, tuple(s["scaling_sizes"]),
-                                        rounds=1 if impl.is_peer else int(s["scaling_rounds"]),
-                                        cap=cap, texts=texts)
+                                        rounds=int(s["scaling_rounds"]), cap=cap, texts=texts,
+                                        paired=not impl.is_peer)
             except Exception as exc:  # a broken peer is a note, not the end of the run
                 impl.notes.append(f"scaling at {shape}: {type(exc).__name__}: {exc}")
                 continue
@@ -148,11 +159,19 @@ def main(argv: list[str] | None = None) -> int:
                         help="installed peers to include (default: all installed)")
     parser.add_argument("--only", default=",".join(PARTS), metavar="PARTS",
                         help=f"comma-separated subset of {','.join(PARTS)}")
+    parser.add_argument("--render", action="store_true",
+                        help="measure nothing: write the report again from the last run's "
+                             "figures (kept in ~/.cache/scrubcheck)")
     args = parser.parse_args(argv)
     parts = [p.strip() for p in args.only.split(",") if p.strip()]
     unknown = sorted(set(parts) - set(PARTS))
     if unknown:
         parser.error(f"unknown part(s): {', '.join(unknown)}")
+    if args.render:
+        with open(kept_path(args.out), "rb") as kept:
+            results = pickle.load(kept)
+        write(results, args.out)
+        return 0
     started = time.monotonic()
     s = settings_for(args.quick)
     results = report.Results(machine(), dict(s))
@@ -178,20 +197,31 @@ def main(argv: list[str] | None = None) -> int:
     results.notes += [f"{i.name}: {n}" for i in every for n in i.notes]
     results.machine["load_end"] = _load()
     results.machine["duration"] = f"{(time.monotonic() - started) / 60:.1f} minutes"
+    results.settings["order"] = [i.name for i in every]
     args.out.mkdir(parents=True, exist_ok=True)
+    path = kept_path(args.out)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as kept:
+        pickle.dump(results, kept)
+    write(results, args.out)
+    return 0
+
+
+def write(results: report.Results, out: Path) -> None:
+    """The PNGs, performance.md and the console tables."""
+    out.mkdir(parents=True, exist_ok=True)
     figures = {}
     if results.throughput is not None:
-        names = [i.name for i in every]
-        plots.throughput_png(results.throughput, args.out / "performance-throughput.png", names)
+        names = list(results.settings.get("order") or results.throughput.seconds)
+        plots.throughput_png(results.throughput, out / "performance-throughput.png", names)
         figures["throughput"] = "performance-throughput.png"
     if results.curves:
-        plots.scaling_png(results.curves, args.out / "performance-scaling.png")
+        plots.scaling_png(results.curves, out / "performance-scaling.png")
         figures["scaling"] = "performance-scaling.png"
-    path = args.out / "performance.md"
+    path = out / "performance.md"
     path.write_text(report.markdown(results, figures), encoding="utf-8")
     print(report.console(results))
     print(f"\nreport: {path}")
-    return 0
 
 
 if __name__ == "__main__":

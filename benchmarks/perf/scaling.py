@@ -1,19 +1,24 @@
 """Time against stream length: 8x the stream must cost at most 9x the time.
 
-For each implementation and delta size ("shape"), the stream grows 1 KB, 8 KB,
-64 KB, 512 KB, 1 MB, 4 MB, 8 MB, and each ratio time(8n) / time(n) is taken
-(1 KB -> 8 KB, ..., 512 KB -> 4 MB, 1 MB -> 8 MB). A short stream is repeated
-until the measurement lasts `min_seconds`, so both sides of a ratio are
-averages over a similar span; each size is measured `rounds` times, sizes
-interleaved, and the best kept. Growth stops before a step whose linear
-prediction (8x the last) would exceed `cap` seconds, and a step is abandoned
-at 2.5x its prediction (a ratio above 20: plainly not linear); either is
-reported as where that implementation stopped.
+For each implementation and delta size ("shape"), each ratio time(8n) / time(n)
+is measured for n -> 8n = 1 KB -> 8 KB, 8 KB -> 64 KB, 64 KB -> 512 KB,
+512 KB -> 4 MB and 1 MB -> 8 MB. A short stream is repeated until one
+measurement lasts `min_seconds`, and the short side of a ratio runs 8 streams for
+each one of the long side, so both sides span the same time. With `paired`
+(in-process implementations), the two sides of a ratio are
+measured back to back, `rounds` times in alternating order, and the ratio is
+the median of those paired ratios: this machine has quiet spells that make a
+single run a third faster at random, and pairing cancels them where taking
+the best of N would pick them up. Peers are measured once per length.
+Growth stops before a length whose linear prediction would exceed `cap`
+seconds, and a run is abandoned at 2.5x its prediction (a ratio of 20 or more:
+plainly not linear); either is reported as where that implementation stopped.
 """
 
 from __future__ import annotations
 
 import math
+import statistics
 from dataclasses import dataclass, field
 
 from .impls import Abandoned, Impl
@@ -32,12 +37,25 @@ OVERRUN = 2.5  # abandon a step at this multiple of its linear prediction
 class Curve:
     impl: str
     shape: int
-    seconds: dict[int, float] = field(default_factory=dict)  # best seconds per length
+    samples: dict[int, list[float]] = field(default_factory=dict)  # seconds per length
+    pair_samples: dict[tuple[int, int], list[float]] = field(default_factory=dict)
     stopped: str | None = None  # why growth stopped before the last size
 
+    @property
+    def seconds(self) -> dict[int, float]:
+        """The median seconds per length."""
+        return {n: statistics.median(v) for n, v in sorted(self.samples.items()) if v}
+
     def ratios(self) -> dict[tuple[int, int], float]:
-        return {(a, b): self.seconds[b] / max(self.seconds[a], 1e-9)
-                for a, b in PAIRS if a in self.seconds and b in self.seconds}
+        """time(8n) / time(n) per pair: the median paired ratio, else from the medians."""
+        seconds = self.seconds
+        out = {}
+        for a, b in PAIRS:
+            if self.pair_samples.get((a, b)):
+                out[(a, b)] = statistics.median(self.pair_samples[(a, b)])
+            elif a in seconds and b in seconds:
+                out[(a, b)] = seconds[b] / max(seconds[a], 1e-9)
+        return out
 
     @property
     def worst(self) -> float | None:
@@ -61,41 +79,57 @@ def _label(n: int) -> str:
 
 
 def measure(
-    impl: Impl, shape: int, sizes: tuple[int, ...] = SIZES, rounds: int = 2,
-    cap: float = 20.0, min_seconds: float = 0.05, texts: dict[int, str] | None = None,
+    impl: Impl, shape: int, sizes: tuple[int, ...] = SIZES, rounds: int = 3,
+    cap: float = 20.0, min_seconds: float = 0.2, texts: dict[int, str] | None = None,
+    paired: bool = True,
 ) -> Curve:
     curve = Curve(impl.name, shape)
     texts = texts if texts is not None else {}
-    repeats: dict[int, int] = {}
-    active = list(sizes)
-    for _ in range(rounds):
-        last: tuple[int, float] | None = None
-        for n in list(active):
-            if n not in texts:
-                texts[n] = realistic_stream(n)
-            predicted = None
-            if last is not None:
-                predicted = last[1] * n / last[0]
-                if n not in curve.seconds and predicted > cap:
-                    curve.stopped = (f"stopped before {_label(n)}: linear growth would take "
-                                     f"{predicted:.0f} s there (cap {cap:g} s)")
-                    active = active[: active.index(n)]
-                    break
-            budget = max(predicted * OVERRUN, 0.5) if predicted is not None else None
-            count = repeats.get(n, 1)
-            try:
-                seconds = sum(impl.time_text(texts[n], shape, budget=budget)
-                              for _ in range(count)) / count
-            except Abandoned:
-                curve.stopped = (f"abandoned at {_label(n)}: over {budget:.1f} s, "
-                                 f"{OVERRUN:g}x the linear prediction")
-                active = active[: active.index(n)]
+
+    def predicted(n: int) -> float | None:
+        """Linear growth from the largest length measured below `n`."""
+        below = [m for m in curve.samples if m < n]
+        if not below:
+            return None
+        m = max(below)
+        return statistics.median(curve.samples[m]) * n / m
+
+    def one(n: int, count: int) -> float:
+        """Seconds per stream of length `n`, averaged over `count` streams."""
+        if n not in texts:
+            texts[n] = realistic_stream(n)
+        guess = predicted(n)
+        budget = max(guess * OVERRUN, 0.5) if guess is not None else None
+        return sum(impl.time_text(texts[n], shape, budget=budget) for _ in range(count)) / count
+
+    for a, b in (p for p in PAIRS if p[0] in sizes and p[1] in sizes):
+        try:
+            if a not in curve.samples:
+                first = one(a, 1)
+                curve.samples[a] = [one(a, math.ceil(min_seconds / max(first, 1e-6)))
+                                    if first < min_seconds else first]
+            guess = predicted(b)
+            assert guess is not None
+            if guess > cap:
+                curve.stopped = (f"stopped before {_label(b)}: linear growth would take "
+                                 f"{guess:.0f} s there (cap {cap:g} s)")
                 break
-            if n not in repeats and seconds < min_seconds:
-                repeats[n] = max(1, math.ceil(min_seconds / max(seconds, 1e-6)))
-                seconds = sum(impl.time_text(texts[n], shape)
-                              for _ in range(repeats[n])) / repeats[n]
-            repeats.setdefault(n, 1)
-            curve.seconds[n] = min(curve.seconds.get(n, math.inf), seconds)
-            last = (n, seconds)
+            # Both sides span the same time (8 short streams for each long one), so a
+            # quiet or busy spell of the machine is as likely to fall on either.
+            long_count = max(1, math.ceil(min_seconds / max(guess, 1e-6)))
+            counts = {a: long_count * (b // a), b: long_count}
+            if not paired:
+                curve.samples.setdefault(b, []).append(one(b, long_count))
+                continue
+            for round_ in range(rounds if b <= MB else max(1, rounds - 2)):  # 4-8 MB: 2 fewer
+                order = (a, b) if round_ % 2 == 0 else (b, a)
+                taken = {n: one(n, counts[n]) for n in order}
+                for n, seconds in taken.items():
+                    curve.samples.setdefault(n, []).append(seconds)
+                curve.pair_samples.setdefault((a, b), []).append(
+                    taken[b] / max(taken[a], 1e-9))
+        except Abandoned:
+            curve.stopped = (f"abandoned at {_label(a)}→{_label(b)}: over {OVERRUN:g}x "
+                             "the time linear growth predicts")
+            break
     return curve

@@ -4,7 +4,8 @@ Implementations are interleaved: each round times every (size, implementation)
 once, in an order that rotates from round to round, so a busy spell on the
 machine hits them alike. One measurement repeats the stream until it has run
 for at least `min_seconds` (fast implementations finish a stream in a fraction
-of a millisecond) and counts CPU time; the figure kept is the best round.
+of a millisecond) and counts CPU time; the figure kept is the median round
+(these machines have quiet spells that make a best-of-N jump by a third).
 Peers run the same stream through the protocol's `time` op (CPU time inside
 the peer, slicing included), one request per measurement.
 """
@@ -12,6 +13,7 @@ the peer, slicing included), one request per measurement.
 from __future__ import annotations
 
 import math
+import statistics
 from dataclasses import dataclass, field
 
 from .impls import SCAN, Abandoned, Impl
@@ -25,13 +27,14 @@ class Throughput:
     length: int
     sizes: tuple[int, ...]
     rounds: int
-    best: dict[str, dict[int, float]] = field(default_factory=dict)  # seconds per stream
+    seconds: dict[str, dict[int, float]] = field(default_factory=dict)  # median per stream
+    samples: dict[str, dict[int, list[float]]] = field(default_factory=dict)
     abandoned: dict[str, dict[int, float]] = field(default_factory=dict)  # budget hit: lower bound
     special_share: dict[int, float] = field(default_factory=dict)  # deltas with < ` or \n
 
     def rate(self, name: str, size: int) -> float | None:
         """Characters per second (a lower bound when the run was abandoned)."""
-        seconds = self.best.get(name, {}).get(size)
+        seconds = self.seconds.get(name, {}).get(size)
         if seconds is None:
             seconds = self.abandoned.get(name, {}).get(size)
         if seconds is None:
@@ -39,14 +42,14 @@ class Throughput:
         return self.length / max(seconds, 1e-9)
 
     def ratio(self, name: str, other: str, size: int) -> float | None:
-        """How many times faster `name` is than `other` at `size` (from the best times)."""
+        """How many times faster `name` is than `other` at `size` (from the median times)."""
         a, b = self.rate(name, size), self.rate(other, size)
         return a / b if a and b else None
 
 
 def measure(
     impls: list[Impl], text: str, sizes: tuple[int, ...] = SIZES, rounds: int = 5,
-    min_seconds: float = 0.05, peer_rounds: int = 1, peer_budget: float = 10.0,
+    min_seconds: float = 0.1, peer_rounds: int = 1, peer_budget: float = 10.0,
     progress=print,
 ) -> Throughput:
     result = Throughput(len(text), tuple(sizes), rounds)
@@ -77,7 +80,8 @@ def measure(
                         repeats[key] = max(1, math.ceil(min_seconds / max(first, 1e-6)))
                     count = repeats[key]
                     seconds = sum(impl.time_deltas(pieces[size]) for _ in range(count)) / count
-                keep = result.best.setdefault(impl.name, {})
-                keep[size] = min(keep.get(size, math.inf), seconds)
+                result.samples.setdefault(impl.name, {}).setdefault(size, []).append(seconds)
         progress(f"  throughput round {round_ + 1}/{rounds} done")
+    result.seconds = {name: {size: statistics.median(values) for size, values in sizes_.items()}
+                      for name, sizes_ in result.samples.items()}
     return result
