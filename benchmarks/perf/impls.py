@@ -86,6 +86,56 @@ class Impl:
             obj.flush()
             return time.process_time() - start
 
+    def time_interleaved(
+        self, short: str, short_count: int, long: str, long_count: int, size: int,
+        budget: float | None = None, chunk: int = 2048,
+    ) -> tuple[float, float]:
+        """CPU seconds per stream of `short` and of `long` (in `size`-character deltas),
+        the two sides fed in alternating chunks of `chunk` deltas, each chunk timed.
+
+        This machine's speed drifts by a third over seconds; alternating every few
+        milliseconds makes both sides of a ratio see the same drift (in-process only).
+        """
+        assert self.factory is not None
+        factory = self.factory
+
+        def side(text: str, count: int):  # yields after every `chunk` deltas, across streams
+            fed = 0
+            for _ in range(count):
+                obj = factory()
+                feed = obj.feed
+                start = 0
+                while start < len(text):
+                    end = min(len(text), start + size * (chunk - fed))
+                    for i in range(start, end, size):
+                        feed(text[i : i + size])
+                    fed += -(-(end - start) // size)
+                    start = end
+                    if fed >= chunk:
+                        fed = 0
+                        yield
+                obj.flush()
+            yield
+
+        clock = time.process_time
+        sides = [side(short, short_count), side(long, long_count)]
+        spent = [0.0, 0.0]
+        live = [True, True]
+        with _no_gc():
+            while any(live):
+                for k in (1, 0):
+                    if not live[k]:
+                        continue
+                    start = clock()
+                    try:
+                        next(sides[k])
+                    except StopIteration:
+                        live[k] = False
+                    spent[k] += clock() - start
+                if budget is not None and spent[1] > budget * long_count:
+                    raise Abandoned
+        return spent[0] / short_count, spent[1] / long_count
+
     def time_deltas(self, deltas: list[str]) -> float:
         """CPU seconds to feed ready-made deltas and flush (in-process only)."""
         assert self.factory is not None

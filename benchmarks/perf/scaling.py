@@ -4,12 +4,13 @@ For each implementation and delta size ("shape"), each ratio time(8n) / time(n)
 is measured for n -> 8n = 1 KB -> 8 KB, 8 KB -> 64 KB, 64 KB -> 512 KB,
 512 KB -> 4 MB and 1 MB -> 8 MB. A short stream is repeated until one
 measurement lasts `min_seconds`, and the short side of a ratio runs 8 streams for
-each one of the long side, so both sides span the same time. With `paired`
-(in-process implementations), the two sides of a ratio are
-measured back to back, `rounds` times in alternating order, and the ratio is
-the median of those paired ratios: this machine has quiet spells that make a
-single run a third faster at random, and pairing cancels them where taking
-the best of N would pick them up. Peers are measured once per length.
+each one of the long side, so both sides do the same amount of work. With
+`paired` (in-process implementations) the two sides are fed in alternating
+chunks of a few milliseconds, each timed, `rounds` times, and the ratio is the
+median of those paired ratios: this machine's speed drifts by a third over
+seconds (other tenants), and interleaving makes both sides see the same drift,
+where timing them one after the other, or taking the best of N, does not.
+Peers are measured once per length.
 Growth stops before a length whose linear prediction would exceed `cap`
 seconds, and a run is abandoned at 2.5x its prediction (a ratio of 20 or more:
 plainly not linear); either is reported as where that implementation stopped.
@@ -121,13 +122,15 @@ def measure(
             if not paired:
                 curve.samples.setdefault(b, []).append(one(b, long_count))
                 continue
-            for round_ in range(rounds if b <= MB else max(1, rounds - 2)):  # 4-8 MB: 2 fewer
-                order = (a, b) if round_ % 2 == 0 else (b, a)
-                taken = {n: one(n, counts[n]) for n in order}
-                for n, seconds in taken.items():
-                    curve.samples.setdefault(n, []).append(seconds)
-                curve.pair_samples.setdefault((a, b), []).append(
-                    taken[b] / max(taken[a], 1e-9))
+            for n in (a, b):
+                if n not in texts:
+                    texts[n] = realistic_stream(n)
+            for _ in range(rounds):
+                ta, tb = impl.time_interleaved(texts[a], counts[a], texts[b], counts[b], shape,
+                                               budget=max(guess * OVERRUN, 0.5))
+                curve.samples.setdefault(a, []).append(ta)
+                curve.samples.setdefault(b, []).append(tb)
+                curve.pair_samples.setdefault((a, b), []).append(tb / max(ta, 1e-9))
         except Abandoned:
             curve.stopped = (f"abandoned at {_label(a)}→{_label(b)}: over {OVERRUN:g}x "
                              "the time linear growth predicts")
