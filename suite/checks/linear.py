@@ -117,8 +117,8 @@ def measure_linearity(adapter: Adapter) -> LinearMeasurement:
     bad = []
     for size in DELTA_SIZES:
         ratio = _ratio(adapter, size, result.metrics)
-        for _ in range(RETRIES):  # over the limit, even abandoned: could be a busy machine
-            if ratio <= LIMIT:
+        for _ in range(RETRIES):  # over the limit but not abandoned: could be a busy machine
+            if not LIMIT < ratio < float("inf"):
                 break
             ratio = min(ratio, _ratio(adapter, size, result.metrics))
         result.metrics[f"ratio_{size}char"] = round(ratio, 2) if ratio != float("inf") else -1.0
