@@ -30,6 +30,7 @@ class Context:
         open, the inline-answer signal (and then the finish reason, which decides
         recovery), the finish reason of a cut-off stream whose `text` ends on a
         backtick (R-CODE-6: that run's length is unknown), and any enabled feature.
+        Only the last character of `text` is read, so callers may pass just that.
         """
         keys = []
         if self.starts_in_reasoning:

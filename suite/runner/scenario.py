@@ -305,12 +305,14 @@ class _ScenarioRun:
         held = []
         clean = tuple(output for output, (leak, _, _) in self.judged.items() if leak is None)
         unsupported: dict[str, int] = {}
+        truncated, text = self.context.truncated(), self.scenario.text
         for cut in cuts:
             if cut in self.tag_bounds:
                 self.not_aligned["truncation"] = self.not_aligned.get("truncation", 0) + 1
                 continue
-            reason = self.adapter.unsupported_reason(self.context.truncated(),
-                                                     self.scenario.text[:cut])
+            # Only the cut stream's last character can change what it needs (R-CODE-6), so
+            # it stands in for the prefix: no copy of a long text per cut.
+            reason = self.adapter.unsupported_reason(truncated, text[max(0, cut - 1) : cut])
             if reason:  # e.g. a cut right after a backtick needs finish_reason (R-CODE-6)
                 unsupported[reason] = unsupported.get(reason, 0) + 1
                 continue
