@@ -17,6 +17,31 @@ def _pyplot():
     return plt
 
 
+MAIN = ("reference", "passthrough", "hermes", "scan-floor")  # drawn as solid lines
+
+
+def _curve(ax, xs: list, ys: list, name: str, label: str) -> None:
+    ax.plot(xs, ys, "-o" if name in MAIN else ":.", label=label,
+            linewidth=2.2 if name == "reference" else 1.2)
+
+
+def _log_axes(ax, xlabel: str, ylabel: str, title: str, legend_size: int) -> None:
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=legend_size, ncol=2)
+
+
+def _save(plt, fig, path: Path) -> Path:
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def throughput_png(result: Throughput, path: Path, names: list[str]) -> Path:
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(8, 5.5))
@@ -25,21 +50,11 @@ def throughput_png(result: Throughput, path: Path, names: list[str]) -> Path:
         points = [(s, r) for s, r in points if r]
         if not points:
             continue
-        style = "-o" if name in ("reference", "passthrough", "hermes", "scan-floor") else ":."
-        ax.plot([s for s, _ in points], [r for _, r in points], style, label=name,
-                linewidth=2.2 if name == "reference" else 1.2)
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
+        _curve(ax, [s for s, _ in points], [r for _, r in points], name, name)
+    _log_axes(ax, "delta size (characters)", "characters per second (CPU time)",
+              f"Throughput on a {result.length // 1024} KB realistic stream", 7)
     ax.set_xticks(list(result.sizes), [str(s) for s in result.sizes])
-    ax.set_xlabel("delta size (characters)")
-    ax.set_ylabel("characters per second (CPU time)")
-    ax.set_title(f"Throughput on a {result.length // 1024} KB realistic stream")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7, ncol=2)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path)
 
 
 def scaling_png(curves: list[Curve], path: Path) -> Path:
@@ -51,18 +66,8 @@ def scaling_png(curves: list[Curve], path: Path) -> Path:
             if not curve.seconds:
                 continue
             xs = sorted(curve.seconds)
-            main = curve.impl in ("reference", "passthrough", "hermes")
-            ax.plot(xs, [curve.seconds[x] for x in xs], "-o" if main else ":.",
-                    label=f"{curve.impl} ({curve.verdict})",
-                    linewidth=2.2 if curve.impl == "reference" else 1.2)
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        ax.set_xlabel("stream length (characters)")
-        ax.set_ylabel("seconds (CPU time)")
-        ax.set_title(f"{shape}-character deltas")
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=6, ncol=2)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+            _curve(ax, xs, [curve.seconds[x] for x in xs], curve.impl,
+                   f"{curve.impl} ({curve.verdict})")
+        _log_axes(ax, "stream length (characters)", "seconds (CPU time)",
+                  f"{shape}-character deltas", 6)
+    return _save(plt, fig, path)
