@@ -2,7 +2,8 @@
 
 For CI on a scrubber's own repository: keep the last report.json (or a
 matrix.json), run again, diff. Exit 1 when any scenario got worse (new leaks
-are listed first), 0 otherwise, 2 when a file cannot be read.
+are listed first), 0 otherwise, 2 when a file cannot be read or is not a run
+(never 1: a broken artifact must not read as a regression).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from scrubcheck.matrix.rundiff import diff_runs, load_verdicts, render_diff
+from scrubcheck.matrix.rundiff import NotARun, diff_runs, load_verdicts, render_diff
 
 NAME = "diff"
 HELP = "list regressions (new leaks first) and fixes between two report.json or matrix.json"
@@ -23,11 +24,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        old, new = load_verdicts(args.old), load_verdicts(args.new)
-    except (OSError, ValueError, TypeError, KeyError) as exc:
-        print(f"scrubcheck diff: cannot read the runs: {exc}", file=sys.stderr)
+    runs, refused = [], []
+    for path in (args.old, args.new):
+        try:
+            runs.append(load_verdicts(path))
+        except NotARun as exc:
+            refused.append(str(exc))
+    for message in refused:
+        print(f"scrubcheck diff: {message}", file=sys.stderr)
+    if refused:
         return 2
+    old, new = runs
     diffs = diff_runs(old, new)
     only_in = sorted(set(old) ^ set(new)) if len(old) > 1 or len(new) > 1 else []
     sys.stdout.write(render_diff(diffs, only_in))

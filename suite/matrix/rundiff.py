@@ -6,6 +6,11 @@ judged in both runs whose verdict got worse (PASS < SHOULD < FAIL/ERROR <
 LEAK); new leaks come first. A fix is the reverse. Scenarios judged in only
 one of the runs (new, removed, or newly unsupported) are listed apart and
 never make the diff fail.
+
+A file that is not a run (a JSON list, `{}`, another tool's output, a broken
+download) must never read as a regression: CI treats exit 1 as "the scrubber
+got worse". Such a file is refused with `NotARun`, one line naming the file and
+what is wrong, and the command exits 2.
 """
 
 from __future__ import annotations
@@ -13,9 +18,40 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from scrubcheck.matrix.verdicts import BADNESS, LEAK, verdict
+import jsonschema
+from jsonschema.exceptions import best_match
+
+from scrubcheck.matrix.jsonform import MATRIX_FORMAT
+from scrubcheck.matrix.verdicts import BADNESS, LEAK, VERDICTS, verdict
+from scrubcheck.reports.json_report import FORMAT_VERSION, SCHEMA_ID, load_schema
 from scrubcheck.results import RunResult
+
+#: What diff reads from a matrix.json (the rest of the file is for dashboards).
+MATRIX_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["matrix_format", "rows"],
+    "properties": {
+        "matrix_format": {"const": MATRIX_FORMAT},
+        "rows": {"type": "array", "items": {
+            "type": "object",
+            "required": ["name"],
+            "properties": {
+                "name": {"type": "string", "minLength": 1},
+                "verdicts": {"type": ["object", "null"],
+                             "additionalProperties": {"enum": list(VERDICTS)}},
+            },
+        }},
+    },
+}
+_JSON_TYPES = {list: "array", str: "string", int: "number", float: "number", bool: "boolean",
+               type(None): "null"}
+MAX_MESSAGE = 200  # a schema message quotes the offending value, which may be huge
+
+
+class NotARun(ValueError):
+    """A file `scrubcheck diff` cannot compare; the message names the file and the reason."""
 
 
 @dataclass(frozen=True)
@@ -36,16 +72,59 @@ class Diff:
         return bool(self.regressions or self.fixes or self.other)
 
 
-def verdicts_of(data: dict) -> dict[str, dict[str, str]]:
-    """{implementation: {scenario id: verdict}} from a report.json or matrix.json dict."""
-    if "rows" in data:
+def _check(data: Any, schema: dict[str, Any], what: str) -> None:
+    error = best_match(jsonschema.Draft202012Validator(schema).iter_errors(data))
+    if error is not None:
+        message = error.message
+        if len(message) > MAX_MESSAGE:
+            message = message[: MAX_MESSAGE - 1] + "…"
+        raise NotARun(f"not a valid {what}: at {error.json_path}: {message}")
+
+
+def verdicts_of(data: Any) -> dict[str, dict[str, str]]:
+    """{implementation: {scenario id: verdict}} from a report.json or matrix.json dict.
+
+    Raises NotARun when `data` is neither; a report.json is checked against its
+    shipped schema (a dict from `RunResult.to_dict()`, without `$schema`, is accepted).
+    """
+    if not isinstance(data, dict):
+        kind = _JSON_TYPES.get(type(data), type(data).__name__)
+        raise NotARun(f"a JSON {kind}, not a scrubcheck report.json or matrix.json "
+                      "(both are JSON objects)")
+    if "rows" in data or "matrix_format" in data:
+        _check(data, MATRIX_SCHEMA, "matrix.json")
         return {row["name"]: dict(row.get("verdicts") or {}) for row in data["rows"]}
-    run = RunResult.from_dict(data)
+    if "results" not in data:
+        raise NotARun("neither a scrubcheck report.json (no \"results\") nor a matrix.json "
+                      "(no \"rows\")")
+    report = {"$schema": SCHEMA_ID, "format_version": FORMAT_VERSION, **data}
+    _check(report, load_schema(), "scrubcheck report.json")
+    run = RunResult.from_dict({k: v for k, v in report.items()
+                               if k not in ("$schema", "format_version")})
     return {run.scrubber: {r.scenario_id: verdict(r) for r in run.results}}
 
 
 def load_verdicts(path: Path) -> dict[str, dict[str, str]]:
-    return verdicts_of(json.loads(Path(path).read_text(encoding="utf-8")))
+    """`verdicts_of` a file; NotARun (naming the file) when it cannot be read or is not a run."""
+    try:
+        return verdicts_of(_read_json(Path(path)))
+    except NotARun as exc:
+        raise NotARun(f"{path}: {exc}") from None
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise NotARun(f"not UTF-8 text (byte {exc.start}: {exc.reason})") from None
+    except OSError as exc:
+        raise NotARun(f"cannot read: {exc.strerror or exc}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise NotARun(f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except RecursionError:
+        raise NotARun("not JSON this program can read: nested too deeply") from None
 
 
 def diff_verdicts(name: str, old: dict[str, str], new: dict[str, str]) -> Diff:
