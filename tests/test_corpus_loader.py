@@ -6,8 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from scrubcheck.corpus import CorpusError, default_corpus_dir, load_corpus, select
-from scrubcheck.corpus.yamlsource import YamlSyntaxError, line_of, parse_yaml
+from scrubcheck.corpus import (
+    CorpusError,
+    CorpusUnavailable,
+    default_corpus_dir,
+    load_corpus,
+    select,
+)
+from scrubcheck.corpus.loader import DEFAULT_MAX_BYTES, MAX_BYTES_ENV
+from scrubcheck.corpus.yamlsource import MAX_DEPTH, YamlSyntaxError, line_of, parse_yaml
 from scrubcheck.model import Context
 
 GOOD = """\
@@ -88,8 +95,49 @@ def test_the_same_file_twice_is_loaded_once(good_file: Path) -> None:
 
 
 def test_missing_path_raises(tmp_path: Path) -> None:
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(CorpusUnavailable, match="no such corpus file or directory"):
         load_corpus([tmp_path / "absent.yaml"])
+
+
+def test_no_corpus_files_raises(tmp_path: Path) -> None:
+    """An empty folder or no path at all is not an empty, passing corpus."""
+    with pytest.raises(CorpusUnavailable, match="no corpus files"):
+        load_corpus([tmp_path])
+    with pytest.raises(CorpusUnavailable, match="no corpus path given"):
+        load_corpus([])
+
+
+def test_a_directory_named_like_a_corpus_file_is_an_error(good_file: Path) -> None:
+    (good_file.parent / "folder.yaml").mkdir()
+    corpus = load_corpus([good_file.parent])
+    assert [(Path(e.file).name, e.line, e.message) for e in corpus.errors] == [
+        ("folder.yaml", 1, "not a regular file")]
+    assert len(corpus.scenarios) == 2
+
+
+def test_a_file_over_the_size_limit_is_refused_unread(
+        good_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    size = good_file.stat().st_size
+    monkeypatch.setenv(MAX_BYTES_ENV, str(size - 1))
+    (error,) = load_corpus([good_file]).errors
+    assert (error.line, error.scenario_id) == (1, None)
+    assert error.message == (f"file is {size:,} bytes, over the limit of {size - 1:,} bytes per "
+                             f"corpus file (split it, or raise the limit with {MAX_BYTES_ENV})")
+    monkeypatch.setenv(MAX_BYTES_ENV, str(size))
+    assert load_corpus([good_file]).errors == []
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "1MB", "lots"])
+def test_an_unusable_size_limit_is_named(good_file: Path, monkeypatch: pytest.MonkeyPatch,
+                                         value: str) -> None:
+    monkeypatch.setenv(MAX_BYTES_ENV, value)
+    with pytest.raises(CorpusUnavailable, match=f"{MAX_BYTES_ENV} must be a positive number"):
+        load_corpus([good_file])
+
+
+def test_the_size_limit_leaves_the_shipped_files_a_wide_margin() -> None:
+    largest = max(p.stat().st_size for p in default_corpus_dir().glob("*.yaml"))
+    assert largest * 10 < DEFAULT_MAX_BYTES
 
 
 def test_empty_file_is_an_error(tmp_path: Path) -> None:
@@ -117,6 +165,28 @@ def test_line_tracking_reaches_nested_keys_and_items() -> None:
     assert line_of(item, ("b", 1), 0) == 4
     assert line_of(item, ("c", "d"), 0) == 5
     assert line_of(item, ("missing",), 0) == 1
+
+
+@pytest.mark.parametrize(("text", "line", "refused"), [
+    ("- a: &x [1, 2]\n  b: *x\n", 1, "anchor &x"),
+    ("- a: 1\n  b: *undefined\n", 2, "alias *undefined"),
+    ("- a: 1\n- &m {b: 2}\n- {c: 3, <<: *m}\n", 2, "anchor &m"),
+])
+def test_anchors_and_aliases_are_refused_at_their_line(text: str, line: int,
+                                                        refused: str) -> None:
+    with pytest.raises(YamlSyntaxError) as info:
+        parse_yaml(text)
+    assert info.value.line == line
+    assert info.value.message.startswith(f"YAML {refused} refused: corpus files may not use "
+                                         "anchors or aliases")
+
+
+def test_nesting_beyond_any_scenario_is_refused() -> None:
+    parse_yaml("[" * MAX_DEPTH + "]" * MAX_DEPTH)
+    with pytest.raises(YamlSyntaxError, match=f"nested more than {MAX_DEPTH} levels"):
+        parse_yaml("[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1))
+    with pytest.raises(YamlSyntaxError, match="nested"):
+        parse_yaml("- " + "[" * 100_000)
 
 
 def test_yaml_syntax_error_has_a_line() -> None:

@@ -9,10 +9,14 @@
 from scrubcheck.corpus.loader import (
     Corpus,
     CorpusError,
+    CorpusUnavailable,
     corpus_files,
     default_corpus_dir,
     load_corpus,
 )
 from scrubcheck.corpus.selection import select
 
-__all__ = ["Corpus", "CorpusError", "corpus_files", "default_corpus_dir", "load_corpus", "select"]
+__all__ = [
+    "Corpus", "CorpusError", "CorpusUnavailable", "corpus_files", "default_corpus_dir",
+    "load_corpus", "select",
+]

@@ -1,11 +1,18 @@
 """Loading the corpus: every file, every scenario, every error with its exact line.
 
 A corpus with one broken file or scenario is still useful (the rest runs), so
-problems are collected as CorpusError values instead of raised.
+problems are collected as CorpusError values instead of raised. Only a corpus
+that cannot be found at all (a mistyped path, a folder without corpus files)
+raises, as CorpusUnavailable: running "all 0 scenarios" would pass silently.
+
+Reading is bounded: a file over the size limit is refused before it is read
+(the shipped files are at most ~25 KB; a 1 MiB file of small scenarios takes
+about 6 s and 110 MB to load), and yamlsource refuses anchors and aliases.
 """
 
 from __future__ import annotations
 
+import difflib
 import importlib.util
 import os
 from collections.abc import Iterable, Mapping
@@ -21,6 +28,17 @@ from scrubcheck.corpus.yamlsource import LineDict, LineList, YamlSyntaxError, li
 from scrubcheck.model import Scenario
 
 CORPUS_SUFFIXES = (".yaml", ".yml")
+MAX_BYTES_ENV = "SCRUBCHECK_CORPUS_MAX_BYTES"
+DEFAULT_MAX_BYTES = 1 << 20
+
+
+class CorpusUnavailable(FileNotFoundError):
+    """No corpus to load: a path that does not exist, a folder without corpus files, or
+    an unusable size limit.
+
+    A FileNotFoundError, so that every entry point that already turns a missing path into
+    a usage error (exit 2) treats an empty folder the same way.
+    """
 
 
 @dataclass(frozen=True)
@@ -75,10 +93,27 @@ def _package_corpus_dirs() -> list[Path]:
     return [Path(p) for p in locations or ()]
 
 
-def corpus_files(paths: Iterable[Path]) -> list[Path]:
-    """The YAML files named by `paths` (a directory means its *.yaml files, sorted).
+def max_file_bytes() -> int:
+    """The size limit per corpus file: SCRUBCHECK_CORPUS_MAX_BYTES, else 1 MiB."""
+    raw = os.environ.get(MAX_BYTES_ENV, "").strip()
+    if not raw:
+        return DEFAULT_MAX_BYTES
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise CorpusUnavailable(f"{MAX_BYTES_ENV} must be a positive number of bytes, "
+                                f"not {raw!r}")
+    return value
 
-    Raises FileNotFoundError for a path that does not exist.
+
+def corpus_files(paths: Iterable[Path]) -> list[Path]:
+    """The YAML files named by `paths` (a directory means its *.yaml and *.yml files,
+    sorted).
+
+    Raises CorpusUnavailable for a path that does not exist, a directory holding no
+    corpus file, or no path at all.
     """
     files: list[Path] = []
     seen: set[Path] = set()
@@ -86,26 +121,43 @@ def corpus_files(paths: Iterable[Path]) -> list[Path]:
         path = Path(path)
         if path.is_dir():
             found = sorted(p for p in path.iterdir() if p.suffix in CORPUS_SUFFIXES)
+            if not found:
+                raise CorpusUnavailable(f"no corpus files (*.yaml, *.yml) in directory: {path}")
         elif path.exists():
             found = [path]
         else:
-            raise FileNotFoundError(f"no such corpus file or directory: {path}")
+            raise CorpusUnavailable(f"no such corpus file or directory: {path}{_hint(path)}")
         for file in found:
             key = file.resolve()
             if key not in seen:
                 seen.add(key)
                 files.append(file)
+    if not files:
+        raise CorpusUnavailable("no corpus path given")
     return files
 
 
+def _hint(path: Path) -> str:
+    """' (did you mean …?)' naming a close sibling of a mistyped path, if there is one."""
+    parent = path.parent if path.parent.is_dir() else None
+    if parent is None:
+        return ""
+    close = difflib.get_close_matches(path.name, [p.name for p in parent.iterdir()], n=1)
+    return f" (did you mean {parent / close[0]}?)" if close else ""
+
+
 def load_corpus(paths: list[Path] | None = None) -> Corpus:
-    """Load and validate the corpus at `paths` (files or directories; None = the shipped one)."""
+    """Load and validate the corpus at `paths` (files or directories; None = the shipped one).
+
+    Raises CorpusUnavailable (see corpus_files); every other problem is a CorpusError.
+    """
     corpus = Corpus()
     first_seen: dict[str, Scenario] = {}
+    limit = max_file_bytes()
     for file in corpus_files(paths if paths is not None else [default_corpus_dir()]):
         name = _display(file)
         corpus.files.append(name)
-        for scenario in _load_file(file, name, corpus.errors):
+        for scenario in _load_file(file, name, limit, corpus.errors):
             earlier = first_seen.get(scenario.id)
             if earlier is not None:
                 corpus.errors.append(CorpusError(
@@ -120,11 +172,35 @@ def load_corpus(paths: list[Path] | None = None) -> Corpus:
     return corpus
 
 
-def _load_file(file: Path, name: str, errors: list[CorpusError]) -> list[Scenario]:
+def _read_text(file: Path, limit: int) -> str:
+    """The file's text, refused (ValueError, in words) when it is not a regular file, is
+    over `limit` bytes (checked before reading, and again while reading in case it grows)
+    or is not UTF-8."""
+    if not file.is_file():
+        raise ValueError("not a regular file")
+    size = file.stat().st_size
+    if size <= limit:
+        with file.open("rb") as handle:
+            data = handle.read(limit + 1)
+        size = max(size, len(data))
+    if size > limit:
+        raise ValueError(f"file is {size:,} bytes, over the limit of {limit:,} bytes per "
+                         f"corpus file (split it, or raise the limit with {MAX_BYTES_ENV})")
     try:
-        text = file.read_text(encoding="utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        errors.append(CorpusError(name, 1, None, f"not UTF-8 text: {exc.reason}"))
+        raise ValueError(f"not UTF-8 text: {exc.reason}") from exc
+
+
+def _load_file(file: Path, name: str, limit: int,
+               errors: list[CorpusError]) -> list[Scenario]:
+    try:
+        text = _read_text(file, limit)
+    except ValueError as exc:
+        errors.append(CorpusError(name, 1, None, str(exc)))
+        return []
+    except OSError as exc:
+        errors.append(CorpusError(name, 1, None, f"cannot read: {exc.strerror or exc}"))
         return []
     try:
         data = parse_yaml(text)

@@ -3,6 +3,15 @@
 Corpus errors are only useful when they name the exact line, so the parsed
 mappings and lists carry their source lines alongside the data (instead of in
 extra keys that would trip the schema's `additionalProperties: false`).
+
+Corpus files are contributed by others and linted in CI, so reading one must
+cost about what its size says. YAML anchors and aliases break that: PyYAML
+shares an aliased node, but everything that walks the data afterwards (the
+schema validation first) walks it once per reference, so a 1 KB "billion
+laughs" file costs gigabytes. The corpus format never needs them (a scenario
+is a few flat strings and lists), so the composer refuses the first anchor or
+alias it meets, before anything is built, and refuses nesting deeper than any
+scenario needs, before the recursive composer and constructor run out of stack.
 """
 
 from __future__ import annotations
@@ -36,8 +45,13 @@ class LineList(list):
         self.item_lines = []
 
 
+# A scenario is at most list > item > context > features > string; generous above that.
+MAX_DEPTH = 32
+
+
 class YamlSyntaxError(Exception):
-    """The file is not YAML; `line` is 1-based (0 when PyYAML gave no position)."""
+    """The file is not YAML the corpus accepts; `line` is 1-based (0 when PyYAML gave
+    no position)."""
 
     def __init__(self, message: str, line: int) -> None:
         super().__init__(message)
@@ -46,7 +60,31 @@ class YamlSyntaxError(Exception):
 
 
 class _LineLoader(yaml.SafeLoader):
-    """SafeLoader whose maps and sequences are LineDict / LineList."""
+    """SafeLoader whose maps and sequences are LineDict / LineList, and whose composer
+    refuses anchors, aliases and deep nesting as it meets them (see the module docstring)."""
+
+    _depth = 0
+
+    def compose_node(self, parent, index):  # type: ignore[no-untyped-def]
+        event = self.peek_event()
+        line = event.start_mark.line + 1
+        if isinstance(event, yaml.AliasEvent):
+            raise YamlSyntaxError(_refusal(f"alias *{event.anchor}"), line)
+        if getattr(event, "anchor", None) is not None:
+            raise YamlSyntaxError(_refusal(f"anchor &{event.anchor}"), line)
+        if self._depth >= MAX_DEPTH:
+            raise YamlSyntaxError(f"YAML nested more than {MAX_DEPTH} levels deep; "
+                                  "a scenario needs at most 5", line)
+        self._depth += 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+def _refusal(what: str) -> str:
+    return (f"YAML {what} refused: corpus files may not use anchors or aliases "
+            "(a few lines of them can expand into gigabytes); write the value out in full")
 
 
 def _construct_map(loader: _LineLoader, node: yaml.MappingNode):  # type: ignore[no-untyped-def]
