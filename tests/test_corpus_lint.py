@@ -1,4 +1,4 @@
-"""Every kind of corpus error is reported with its exact file, line and id, and fails lint."""
+"""Every kind of corpus error is reported with its exact file, line and id; lint exits 2."""
 
 from __future__ import annotations
 
@@ -39,6 +39,7 @@ CASES = [
     ("empty_deltas.yaml", 4, "empty-deltas", "deltas must not be empty"),
     ("family_unknown.yaml", 2, "gen-nowhere", "unknown family 'split-every-where'"),
     ("family_bad_params.yaml", 7, "gen-badparams", "unknown key 'colour' in params"),
+    ("anchor.yaml", 5, None, "YAML anchor &answer refused: corpus files may not use anchors"),
 ]
 
 
@@ -66,7 +67,7 @@ def test_error_is_located_exactly(file: str, line: int, scenario_id: str | None,
 def test_lint_prints_the_error_and_fails(capsys: pytest.CaptureFixture[str], file: str,
                                          line: int, scenario_id: str | None,
                                          fragment: str) -> None:
-    assert main(["lint", file]) == 1
+    assert main(["lint", file]) == 2
     out = capsys.readouterr().out.splitlines()
     prefix = f"{file}:{line}" + (f" [{scenario_id}]" if scenario_id else "") + ": "
     assert any(o.startswith(prefix) and fragment in o for o in out), out
@@ -80,7 +81,7 @@ def test_duplicate_id_across_files_names_both_locations() -> None:
         "duplicate/a.yaml:1"
     ]
     assert [s.file for s in corpus.scenarios] == ["duplicate/a.yaml"]
-    assert main(["lint", "duplicate"]) == 1
+    assert main(["lint", "duplicate"]) == 2
 
 
 def test_bad_scenario_does_not_reject_its_neighbours() -> None:
@@ -96,7 +97,7 @@ def test_bad_file_does_not_stop_a_good_file() -> None:
 
 
 def test_lint_summary_counts(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["lint", "mixed"]) == 1
+    assert main(["lint", "mixed"]) == 2
     assert capsys.readouterr().out.splitlines()[-1] == (
         "2 files, 1 scenarios loaded, 1 errors in 1 files")
 
@@ -111,12 +112,29 @@ def test_lint_missing_path_is_a_usage_error(capsys: pytest.CaptureFixture[str]) 
     assert "no/such/file.yaml" in capsys.readouterr().err
 
 
+def test_lint_mistyped_path_suggests_the_close_name(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["lint", "wrong_typo.yaml"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "scrubcheck lint: no such corpus file or directory: wrong_typo.yaml "
+        "(did you mean wrong_type.yaml?)")
+
+
+def test_lint_folder_without_corpus_files_fails(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """'0 files, 0 errors' would let CI pass a corpus that is not there."""
+    assert main(["lint", str(tmp_path)]) == 2
+    (tmp_path / "notes.txt").write_text("not a corpus file", encoding="utf-8")
+    assert main(["lint", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err == [f"scrubcheck lint: no corpus files (*.yaml, *.yml) in directory: {tmp_path}"] * 2
+
+
 def test_console_script_exit_codes() -> None:
     """The installed `scrubcheck` entry point, as CI and authors call it."""
     script = Path(sys.executable).with_name("scrubcheck")
     command = [str(script)] if script.exists() else [sys.executable, "-m", "scrubcheck.cli"]
     bad = subprocess.run([*command, "lint", "wrong_type.yaml"], capture_output=True, text=True)
-    assert bad.returncode == 1
+    assert bad.returncode == 2
     assert "wrong_type.yaml:4 [deltas-not-a-list]: deltas must be a list" in bad.stdout
     missing = subprocess.run([*command, "lint", "absent.yaml"], capture_output=True, text=True)
     assert missing.returncode == 2

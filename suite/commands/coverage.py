@@ -1,7 +1,9 @@
 """`scrubcheck coverage`: a Markdown report of scenarios per SPEC rule, area and feature.
 
 Exit 1 when a rule has fewer than the minimum number of scenarios, so CI can
-insist that every rule is really tested.
+insist that every rule is really tested; 2 on corpus errors (printed as
+file:line [id]: message, the report still counts what loaded) and when there is
+no corpus at all (a mistyped path, a folder without *.yaml files).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from scrubcheck.corpus import Corpus, corpus_files, default_corpus_dir, load_corpus
+from scrubcheck.corpus import Corpus, CorpusUnavailable, default_corpus_dir, load_corpus
 from scrubcheck.corpus.coverage import (
     MIN_SCENARIOS,
     area_counts,
@@ -77,13 +79,11 @@ def render(corpus: Corpus) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    paths = list(args.paths) or [default_corpus_dir()]
     try:
-        corpus_files(paths)
-    except FileNotFoundError as exc:
+        corpus = load_corpus(list(args.paths) or [default_corpus_dir()])
+    except CorpusUnavailable as exc:
         print(f"scrubcheck coverage: {exc}", file=sys.stderr)
         return 2
-    corpus = load_corpus(paths)
     report = render(corpus)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -91,9 +91,13 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(report)
     thin = [c for c in rule_coverage(corpus.scenarios) if not c.enough]
-    if corpus.errors:
-        print(f"note: {len(corpus.errors)} corpus errors; run `scrubcheck lint`", file=sys.stderr)
     for c in thin:
         print(f"{c.rule.id} ({c.rule.level}) has {c.count} scenarios, fewer than {MIN_SCENARIOS}",
               file=sys.stderr)
+    for error in corpus.errors:
+        print(error, file=sys.stderr)
+    if corpus.errors:
+        print(f"{len(corpus.errors)} corpus errors: the counts above leave those scenarios out "
+              "(exit 2)", file=sys.stderr)
+        return 2
     return 1 if thin else 0

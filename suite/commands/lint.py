@@ -1,7 +1,9 @@
 """`scrubcheck lint`: validate corpus files and report every problem as file:line [id]: message.
 
 Corpus authors run it before committing; CI runs it so that a broken scenario
-cannot silently drop out of the suite.
+cannot silently drop out of the suite. Exit 0 when every file is clean, 2 on
+corpus errors (as for `scrubcheck run`) and when there is no corpus to lint: a
+mistyped path or a folder without *.yaml files must not pass as "0 errors".
 """
 
 from __future__ import annotations
@@ -10,10 +12,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from scrubcheck.corpus import corpus_files, default_corpus_dir, load_corpus
+from scrubcheck.corpus import CorpusUnavailable, default_corpus_dir, load_corpus
 
 NAME = "lint"
-HELP = "validate corpus YAML files (default: the shipped corpus) and list every error"
+HELP = ("validate corpus YAML files (default: the shipped corpus) and list every error; "
+        "exit 2 on any error")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -24,17 +27,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    paths = list(args.paths) or [default_corpus_dir()]
     try:
-        corpus_files(paths)
-    except FileNotFoundError as exc:
+        corpus = load_corpus(list(args.paths) or [default_corpus_dir()])
+    except CorpusUnavailable as exc:
         print(f"scrubcheck lint: {exc}", file=sys.stderr)
         return 2
-    corpus = load_corpus(paths)
     for error in corpus.errors:
         print(error)
     if not args.quiet:
         bad_files = len({e.file for e in corpus.errors})
         print(f"{len(corpus.files)} files, {len(corpus.scenarios)} scenarios loaded, "
               f"{len(corpus.errors)} errors" + (f" in {bad_files} files" if bad_files else ""))
-    return 1 if corpus.errors else 0
+    return 2 if corpus.errors else 0
