@@ -73,3 +73,19 @@ def test_coverage_command_passes_when_every_rule_is_covered(
 
 def test_coverage_missing_path_is_a_usage_error() -> None:
     assert main(["coverage", "does-not-exist.yaml"]) == 2
+
+
+def test_coverage_with_corpus_errors_prints_them_and_exits_2(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The report still counts what loaded, but a corpus error is never a mere note."""
+    monkeypatch.chdir(BAD)
+    assert main(["coverage", "mixed"]) == 2
+    captured = capsys.readouterr()
+    assert "1 scenarios (1 hand-written, 0 generated) from 2 files; 1 corpus errors" in captured.out
+    assert "mixed/broken.yaml:3: YAML syntax error" in captured.err
+
+
+def test_coverage_of_an_empty_folder_is_a_usage_error(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["coverage", str(tmp_path)]) == 2
+    assert "no corpus files" in capsys.readouterr().err
