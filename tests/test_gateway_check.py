@@ -197,6 +197,70 @@ def test_import_keeps_the_non_default_context():
     assert "R-UNCLOSED-2" in item["rules"] and "R-CTX-1" in item["rules"]
 
 
+def _failed_captures() -> dict[str, tuple[Capture, str]]:
+    """Incomplete captures, each with the reason `gateway import` must give."""
+    cut = content_capture("<think>plan the answer", " carefully</think>Hel", finish=None)
+    cut.done = False
+    cut.error = CaptureError("cut", "the connection broke mid-stream after 2 chunks")
+    errored = content_capture("partial")
+    errored.error = CaptureError("stream", "the server sent an error event: overloaded")
+    refused = Capture(name="built", error=CaptureError("http", "HTTP 500: boom", 500))
+    silent = content_capture("Hel", finish=None)
+    silent.done = False  # no error recorded (saved SSE text), but no end either
+    empty = Capture(name="built", chunks=[Chunk(t=0.1, reasoning="r"),
+                                          Chunk(t=0.2, finish_reason="stop")], done=True)
+    return {
+        "cut": (cut, "the stream failed (cut: the connection broke mid-stream after 2 chunks)"),
+        "errored": (errored, "the stream failed (stream: the server sent an error event: "
+                             "overloaded)"),
+        "http": (refused, "the stream failed (http: HTTP 500: boom)"),
+        "no-end": (silent, "the stream ended without a finish_reason or data: [DONE]"),
+        "no-content": (empty, "nothing arrived on the content channel"),
+    }
+
+
+@pytest.mark.parametrize("kind", sorted(_failed_captures()))
+def test_import_refuses_an_incomplete_capture_and_writes_nothing(kind, tmp_path, capsys):
+    capture, reason = _failed_captures()[kind]
+    capture.name = f"rec-{kind}"
+    path = write_captures([capture], tmp_path / f"{kind}.capture.json")
+    out = tmp_path / "out.yaml"
+    assert main(["gateway", "import", str(path), "--out", str(out)]) == 2
+    printed = capsys.readouterr()
+    assert not out.exists() and printed.out == ""
+    first, last = printed.err.splitlines()
+    assert first.startswith(f"scrubcheck gateway import: cannot import capture 'rec-{kind}' "
+                            f"({path}): {reason}")
+    assert last == ("scrubcheck gateway: 1 of 1 capture(s) incomplete, nothing written; "
+                    "record them again")
+
+
+def test_import_of_saved_sse_text_that_just_stops_is_refused(tmp_path, capsys):
+    path = tmp_path / "stops.sse"
+    path.write_text(SSE[:SSE.index("data:{")], encoding="utf-8")  # no finish, no [DONE]
+    assert main(["gateway", "import", str(path)]) == 2
+    printed = capsys.readouterr()
+    assert printed.out == "" and "capture 'stops'" in printed.err
+    assert "without a finish_reason or data: [DONE]" in printed.err
+
+
+def test_import_skip_failed_imports_the_others_and_counts_the_skipped(tmp_path, capsys):
+    good = write_captures([sample("inline-closed")], tmp_path / "good.json")
+    cut, _ = _failed_captures()["cut"]
+    bad = write_captures([cut], tmp_path / "bad.json")
+    out = tmp_path / "out.yaml"
+    assert main(["gateway", "import", str(bad), str(good), "--out", str(out)]) == 2
+    assert "pass --skip-failed to import the others" in capsys.readouterr().err
+    assert not out.exists()
+    assert main(["gateway", "import", str(bad), str(good), "--out", str(out),
+                 "--skip-failed"]) == 0
+    err = capsys.readouterr().err
+    assert f"skipped capture 'built' ({bad}): the stream failed (cut:" in err
+    assert "skipped 1 failed capture(s)" in err
+    corpus = load_corpus([out])
+    assert corpus.errors == [] and [s.id for s in corpus.scenarios] == ["gw-inline-closed"]
+
+
 # ---------------------------------------------------------- capture files
 def test_capture_file_round_trip_is_exact(tmp_path):
     capture = Capture(name="odd", chunks=[

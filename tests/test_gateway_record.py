@@ -271,6 +271,50 @@ def test_missing_key_variable_is_a_usage_error(monkeypatch, capsys):
     assert "SCRUBCHECK_NO_SUCH_KEY is not set" in capsys.readouterr().err
 
 
+def test_without_api_key_env_the_openai_variable_is_used_and_named(tmp_path, monkeypatch,
+                                                                   capsys):
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    out = tmp_path / "default.capture.json"
+    with running(ScriptedServer(echo_key)) as server:
+        code = main(["gateway", "record", "--base-url", server.url, "--model", "m",
+                     "--out", str(out)])
+    printed = capsys.readouterr()
+    assert code == 0
+    (capture,) = read_captures(out)
+    assert capture.content == "your header was Bearer [redacted]"  # sent, then redacted
+    assert "API key from OPENAI_API_KEY" in printed.err and "warning" not in printed.err
+    assert SECRET not in printed.out + printed.err + out.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("value", [None, ""])
+def test_without_any_key_the_placeholder_is_sent_with_a_warning(tmp_path, monkeypatch, capsys,
+                                                                 value):
+    if value is None:
+        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    else:
+        monkeypatch.setenv("OPENAI_API_KEY", value)
+    out = tmp_path / "none.capture.json"
+    with running(ScriptedServer(echo_key)) as server:
+        code = main(["gateway", "record", "--base-url", server.url, "--model", "m",
+                     "--out", str(out)])
+    assert code == 0
+    (capture,) = read_captures(out)
+    assert capture.content == "your header was Bearer scrubcheck-no-key"
+    err = capsys.readouterr().err
+    assert "warning: no API key: OPENAI_API_KEY is not set" in err
+    assert "'scrubcheck-no-key'" in err
+
+
+def test_a_named_key_variable_wins_over_the_openai_one(monkeypatch):
+    from scrubcheck.gateway.recorder import api_key
+
+    environ = {"OPENAI_API_KEY": "sk-default-0000", "MY_KEY": SECRET}
+    key, note = api_key("MY_KEY", environ)
+    assert key == SECRET and note == "API key from MY_KEY" and SECRET not in note
+    key, note = api_key(None, environ)
+    assert key == "sk-default-0000" and "sk-default" not in note
+
+
 def test_failed_stream_still_writes_the_capture(tmp_path, capsys):
     out = tmp_path / "cut.capture.json"
     script = Script(events=[event(chunk({"content": "kept"}))], cut=b"data: {")

@@ -8,14 +8,14 @@
 
 Exit codes: record 0, or 1 when a stream failed (the capture is written
 anyway); check 1 when any scrubber leaks; import 1 when the scenario does not
-lint; 2 on usage errors everywhere.
+lint, 2 when a capture is incomplete (failed, or cut without a finish) and
+nothing is written unless --skip-failed; 2 on usage errors everywhere.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import tempfile
 from pathlib import Path
@@ -58,8 +58,9 @@ def _record_arguments(p: argparse.ArgumentParser) -> None:
                    help="model name to request; repeat to record several models "
                         "(each with every prompt)")
     p.add_argument("--api-key-env", metavar="VAR",
-                   help="name of the environment variable holding the API key "
-                        "(the key is never written to captures, logs or messages)")
+                   help="name of the environment variable holding the API key (default: "
+                        "OPENAI_API_KEY when set, else a placeholder key; the key is never "
+                        "written to captures, logs or messages)")
     prompts = p.add_mutually_exclusive_group()
     prompts.add_argument("--prompt", action="append", metavar="TEXT",
                          help="user message; repeat for several streams")
@@ -90,7 +91,7 @@ def _record(args: argparse.Namespace) -> int:
     from scrubcheck.gateway.inputs import load_inputs
 
     try:
-        from scrubcheck.gateway.recorder import Recorder
+        from scrubcheck.gateway.recorder import MissingKey, Recorder, api_key
     except ModuleNotFoundError as exc:
         return _usage(f"recording needs the openai client ({exc}); "
                       "pip install 'scrubcheck[gateway]'")
@@ -106,11 +107,10 @@ def _record(args: argparse.Namespace) -> int:
                                                             ".capture.json"))
     if not args.base_url or not args.model:
         return _usage("record needs --base-url and --model (or --from-sse FILE)")
-    key = None
-    if args.api_key_env:
-        key = os.environ.get(args.api_key_env)
-        if not key:
-            return _usage(f"environment variable {args.api_key_env} is not set or empty")
+    try:
+        key, key_note = api_key(args.api_key_env)
+    except MissingKey as exc:
+        return _usage(str(exc))
     try:
         extra = json.loads(args.extra_body) if args.extra_body else None
         prompts = _prompts(args)
@@ -120,6 +120,7 @@ def _record(args: argparse.Namespace) -> int:
         return _usage("--extra-body must be a JSON object")
     if not prompts:
         return _usage(f"no prompts in {args.prompts}")
+    print(f"scrubcheck gateway record: {key_note}", file=sys.stderr)
     base = args.name or slug(args.model[0])
     captures: list[Capture] = []
     with Recorder(args.base_url, api_key=key, timeout=args.timeout) as recorder:
@@ -212,20 +213,41 @@ def _import_arguments(p: argparse.ArgumentParser) -> None:
                         "captures, -1, -2, … are appended")
     p.add_argument("--out", type=Path, metavar="FILE",
                    help="write the YAML here (default: standard output)")
+    p.add_argument("--skip-failed", action="store_true",
+                   help="import the complete captures and list the failed ones, instead of "
+                        "refusing the whole import")
 
 
 def _import(args: argparse.Namespace) -> int:
     from scrubcheck.corpus import load_corpus
     from scrubcheck.gateway.classify import analyse
-    from scrubcheck.gateway.importer import scenario_item, scenarios_yaml, slug
+    from scrubcheck.gateway.importer import refusal, scenario_item, scenarios_yaml, slug
 
     loaded = _load_all(args.captures)
     if isinstance(loaded, str):
         return _usage(loaded)
+    complete = []
+    verb = "skipped" if args.skip_failed else "cannot import"
+    for label, capture in loaded:
+        reason = refusal(capture)
+        if reason is None:
+            complete.append((label, capture))
+        else:
+            print(f"scrubcheck gateway import: {verb} capture {capture.name!r} ({label}): "
+                  f"{reason}", file=sys.stderr)
+    failed = len(loaded) - len(complete)
+    if failed and not args.skip_failed:
+        hint = ", or pass --skip-failed to import the others" if complete else ""
+        return _usage(f"{failed} of {len(loaded)} capture(s) incomplete, nothing written; "
+                      f"record them again{hint}")
+    if not complete:
+        return _usage("every capture was skipped, nothing written")
+    if failed:
+        print(f"scrubcheck gateway import: skipped {failed} failed capture(s)", file=sys.stderr)
     items = []
-    for index, (_, capture) in enumerate(loaded, start=1):
+    for index, (_, capture) in enumerate(complete, start=1):
         base = slug(args.id) if args.id else f"gw-{slug(capture.name)}"
-        scenario_id = base if len(loaded) == 1 else f"{base}-{index}"
+        scenario_id = base if len(complete) == 1 else f"{base}-{index}"
         items.append(scenario_item(capture, analyse(capture), scenario_id))
     text = scenarios_yaml(items)
     with tempfile.TemporaryDirectory() as tmp:  # lint what we wrote, as the corpus will

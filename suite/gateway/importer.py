@@ -8,6 +8,11 @@ carries them (a stream with reasoning on both channels: the lines of the
 structured copy that also occur in content), else from what the reference
 removes inline. Strings that share an 8-character window with `visible` prove
 nothing and are left out (SPEC section 11).
+
+Only a complete stream is imported: a capture that failed (cut, error event,
+HTTP error, malformed data) or simply stopped, without a finish_reason or
+`data: [DONE]`, would pin the half that happened to arrive as the expected
+answer, and every scrubber would then be judged against it.
 """
 
 from __future__ import annotations
@@ -20,6 +25,18 @@ from scrubcheck.corpus.overlap import overlaps
 from scrubcheck.gateway.capture import Capture
 from scrubcheck.gateway.classify import DESCRIPTIONS, Analysis, Format
 from scrubcheck.model import Context
+
+
+def refusal(capture: Capture) -> str | None:
+    """Why `capture` cannot become a scenario, in words; None when it can."""
+    if capture.error is not None:
+        return f"the stream failed ({capture.error.kind}: {capture.error.message})"
+    if not capture.done and capture.finish_reason is None:
+        return ("the stream ended without a finish_reason or data: [DONE], so it may have "
+                "been cut")
+    if not capture.content_deltas:
+        return "nothing arrived on the content channel, so there is nothing to replay"
+    return None
 
 
 def slug(text: str) -> str:

@@ -7,12 +7,19 @@ parsed; a failure (HTTP error, error event, malformed JSON, cut connection,
 timeout) ends the capture with an error and keeps every chunk before it. The
 API key is passed to the client and nowhere else: it is redacted from any
 message before the message is kept.
+
+Which key: the variable named by `--api-key-env`, else `OPENAI_API_KEY` (the
+openai client's own convention, so a user who has it set gets what every other
+tool would send), else a placeholder, which only a server that checks no key
+accepts. The user is told which variable was used, never the key.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import time
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from functools import cache
 from typing import Any
@@ -28,6 +35,34 @@ from scrubcheck.gateway.wire import CONTEXT_HEADER, SCENARIO_HEADER, parse_conte
 #: Sent when no key is configured; the OpenAI client refuses an empty key.
 NO_KEY = "scrubcheck-no-key"
 REDACTED = "[redacted]"
+#: The variable the openai client reads when it is given no key.
+DEFAULT_KEY_ENV = "OPENAI_API_KEY"
+
+
+class MissingKey(LookupError):
+    """The variable the user named holds no key."""
+
+
+def api_key(variable: str | None, environ: Mapping[str, str] = os.environ
+            ) -> tuple[str | None, str]:
+    """(key or None for the placeholder, a sentence for the user naming where it came from).
+
+    A variable the user named must hold a key (MissingKey otherwise); the default
+    one may be absent, and then the sentence is a warning. The key itself never
+    appears in the sentence.
+    """
+    if variable:
+        key = environ.get(variable)
+        if not key:
+            raise MissingKey(f"environment variable {variable} is not set or empty")
+        return key, f"API key from {variable}"
+    key = environ.get(DEFAULT_KEY_ENV)
+    if key:
+        return key, (f"API key from {DEFAULT_KEY_ENV} (the openai client's default; "
+                     "--api-key-env VAR picks another variable)")
+    return None, (f"warning: no API key: {DEFAULT_KEY_ENV} is not set and no --api-key-env "
+                  f"was given; sending the placeholder key {NO_KEY!r}, which only a server "
+                  "that checks no key accepts")
 
 
 def public_url(url: str) -> str:
