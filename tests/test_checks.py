@@ -117,9 +117,10 @@ def test_truncation_counts_only_reasoning_already_fed():
 
 
 def test_visible_whitespace_and_invisibles():
-    assert visible("a b\n\tc\r") == "a␠b⏎→c␍"
+    assert visible("a b\n\tc\r") == "a·b¶→c←"
+    assert visible("a·b¶c→d←") == "a\\xb7b\\xb6c\\u2192d\\u2190"  # a mark is never text
     assert visible("x\u2028y\x00z\ud800") == "x\\u2028y\\x00z\\ud800"
-    assert visible("naïve 思考") == "naïve␠思考"
+    assert visible("naïve 思考") == "naïve·思考"
 
 
 def test_first_difference_and_description():

@@ -149,7 +149,7 @@ def test_show_prints_steps_and_whitespace_visibly(capsys):
     code, out, _ = cli(capsys, "show", "blocks-mid-line", "--scrubber", BROKEN["stateless"],
                        "--chunking", "char")
     assert code == 1
-    assert "chunking char:" in out and "The␠result" in out
+    assert "chunking char:" in out and "The·result" in out
     assert re.search(r"^\s+0\s+\"T\"", out, re.M)  # one row per feed()
     assert "flush" in out and "verdict: FAIL" in out
 

@@ -90,7 +90,7 @@ def test_needs_explain_what_a_client_without_the_context_shows(capsys, no_peers)
           str(SAMPLES / "inline-unclosed.json")])
     out = capsys.readouterr().out
     assert ("starts_in_reasoning=true (R-ORPHAN-2); without it: a client shows reasoning "
-            '"The␠user␠wants␠72') in out
+            '"The·user·wants·72') in out
     assert 'inline_answer=true (R-UNCLOSED-2); without it: a client shows "" instead' in out
     assert "context:  inline_answer=true, finish_reason=stop (inferred from the stream)" in out
     assert "2 capture(s), 1 scrubber(s): no scrubber leaks" in out

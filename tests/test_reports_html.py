@@ -131,7 +131,7 @@ def test_descriptions_render_markdown_without_raw_html(page) -> None:
 
 def test_unsupported_reasons_and_errors_are_listed(page) -> None:
     assert "scrubber does not support feature &#x27;harmony&#x27; (1)" in page
-    assert "<h3>SKIPPED (1)</h3>" in page
+    assert '<details class="not-run"><summary>SKIPPED (1), 1 reason</summary>' in page
     errors = page[page.index('<section id="errors">'):]
     assert "unclosed::length-no-recovery" in errors and "TIMEOUT" in errors
     assert "<summary><b>Note:</b> KeyError: &#x27;finish_reason&#x27;</summary>" in errors
@@ -148,3 +148,77 @@ def test_a_passing_run_still_renders(run) -> None:
     run.results = run.results[:1]
     page = render_html(run)
     assert "<p>None.</p>" in page and parse(page).errors == []
+    assert "<p><b>UNSUPPORTED (0)</b>: none</p>" in page
+
+
+# ------------------------------------------------------------ what a reader sees first
+def _leak_failure(prefix: str, reasoning: str, suffix: str):
+    """A leak failure exactly as the runner records one (the real leak check on a trace),
+    and the leak the detector found."""
+    from scrubcheck.checks import LeakDetector, leak_finding
+    from scrubcheck.checks.trace import Trace
+    from scrubcheck.results import Failure
+
+    output = prefix + reasoning + suffix
+    trace = Trace(deltas=(output,), returns=[output, ""], ends=[len(output), len(output)],
+                  flushed=True)
+    leak = LeakDetector([reasoning], f"<think>{reasoning}</think>").first_leak(output)
+    finding = leak_finding(trace, leak)
+    return Failure(finding.check, finding.rule, finding.level, "whole", [output],
+                   finding.detail, got=finding.got, step=finding.step,
+                   replay="scrubcheck show x --chunking whole"), leak
+
+
+def _marked(page: str) -> list[str]:
+    """The text inside each <mark class="leaked">, tags removed, entities kept."""
+    return [re.sub(r"<[^>]+>", "", m)
+            for m in re.findall(r'<mark class="leaked">(.*?)</mark>', page)]
+
+
+@pytest.mark.parametrize("reasoning", [
+    "plan the <blink>secret</blink> reply\tcarefully",  # markup and whitespace in the leak
+    "step " * 40,  # longer than the check quotes: marked as far as the quote shows
+])
+def test_the_leaked_text_is_marked_in_got(run, reasoning) -> None:
+    from html import escape as html_escape
+
+    prefix = "An answer long enough that the default excerpt would end before the leak. " * 2
+    failure, leak = _leak_failure(prefix, reasoning, " and the rest of the answer.")
+    run.results[3].failures = [failure]  # the sample's leak scenario
+    page = render_html(run)
+    (marked,) = _marked(page)
+    shown = html_escape(visible_whitespace(leak.text), quote=True)
+    if len(leak.text) <= 80:
+        assert marked == shown
+    else:  # the check quotes the first 79 characters: those at least are marked
+        assert len(marked) >= 79 and shown.startswith(marked)
+    got_line = re.search(r"got:      (.*)", page).group(1)
+    before = re.sub(r"<[^>]+>", "", got_line[:got_line.index('<mark class="leaked">')])
+    assert before == "…" + visible_whitespace(prefix[:leak.start][-40:])  # context shown
+    assert "<blink>" not in page
+
+
+def test_a_detail_that_does_not_match_got_marks_nothing(run) -> None:
+    failure, _ = _leak_failure("Answer: ", "the hidden plan", ".")
+    failure.got = failure.got.replace("hidden", "hiddem")  # the quote no longer matches
+    run.results[3].failures = [failure]
+    assert _marked(render_html(run)) == []
+    assert "<mark" not in render_html(sample.sample_run())  # hand-written details: no guess
+
+
+def test_failures_come_before_the_tables_and_not_run_is_last_and_collapsed(page) -> None:
+    ids = re.findall(r'<section id="([a-z-]+)"', page)
+    assert ids[:2] == ["failures", "errors"] and ids[-1] == "not-run"
+    not_run = page[page.index('<section id="not-run">'):]
+    assert re.search(r'<details class="not-run"><summary>UNSUPPORTED \(2\), 2 reasons</summary>'
+                     r"<ul>.*harmony", not_run)
+    assert "<details class=\"not-run\" open" not in not_run  # collapsed
+
+
+def test_detail_lines_wrap_and_marks_are_in_common_fonts(page) -> None:
+    assert re.search(r'detail:   <span class="wrap">blank line after the removed block', page)
+    assert ".wrap{" in page and "pre-wrap" in page
+    # The Control Pictures have no glyph in the fonts of a stock Debian browser.
+    assert not set(page) & {"\u2420", "\u240d", "\u23ce"}
+    for mark in "·¶→←":
+        assert mark in page

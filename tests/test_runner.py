@@ -77,7 +77,7 @@ def test_passthrough_leaks_shows_tags_and_loses_fidelity():
     assert {"R-LEAK-1", "R-TAG-1", "R-FID-1", "R-TRUNC-1"} <= rules_of(result)
     leak = failure(result, "R-LEAK-1")
     assert leak.chunking == "whole" and leak.step == 0  # the simplest replay is chosen
-    assert "first␠secret␠planning␠step" in leak.detail
+    assert "first·secret·planning·step" in leak.detail
     assert leak.similar > 50  # and the scale of the problem is counted
     assert leak.deltas == [MULTI.text]
 
@@ -109,7 +109,7 @@ def test_tags_only_on_prefill_leaks_before_the_close():
 def test_flush_last_line_leaks_at_flush_and_under_truncation():
     result = run("flush_last_line", UNCLOSED)
     leak = failure(result, "R-LEAK-1")
-    assert leak.step is None and "last␠line␠of␠the␠hidden␠plan" in leak.detail
+    assert leak.step is None and "last·line·of·the·hidden·plan" in leak.detail
     truncation = failure(result, "R-TRUNC-1")
     assert truncation.chunking.startswith("trunc@") and truncation.check == "truncation"
     assert run("flush_last_line", MULTI).outcome is Outcome.PASS  # closed blocks are fine

@@ -2,25 +2,31 @@
 
 A failure that reads `expected "a b", got "a b"` is useless; whitespace is
 where scrubbers most often differ (R-WS-1), so every character is made visible:
-space `␠`, line feed `⏎`, tab `→`, carriage return `␍`, other controls and
+space `·`, line feed `¶`, tab `→`, carriage return `←`, other controls and
 format characters as escapes (`\\u2028`, `\\x00`), lone surrogates as `\\udc80`.
+
+The marks are Latin-1 and WGL4 characters, which every common font has (the
+Control Pictures `␠` and `␍` render as empty boxes with the fonts of a stock
+Debian browser). A mark character that occurs in the text itself is written
+as an escape, so a mark always means whitespace.
 """
 
 from __future__ import annotations
 
 import unicodedata
 
-_MARKS = {" ": "␠", "\n": "⏎", "\t": "→", "\r": "␍"}
+WHITESPACE_MARKS = {" ": "·", "\n": "¶", "\t": "→", "\r": "←"}
+_MARKED = frozenset(WHITESPACE_MARKS.values())
 
 
 def visible(text: str) -> str:
     """`text` with every whitespace and invisible character shown as a glyph or escape."""
     out = []
     for char in text:
-        mark = _MARKS.get(char)
+        mark = WHITESPACE_MARKS.get(char)
         if mark is not None:
             out.append(mark)
-        elif _invisible(char):
+        elif char in _MARKED or _invisible(char):
             code = ord(char)
             out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
         else:

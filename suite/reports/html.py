@@ -4,6 +4,10 @@ Everything is inline (no external assets), every piece of scenario text is
 escaped, and a Content-Security-Policy allows only this page's own script (by
 hash), so a report about text full of `<script>` and `</think>` can be opened
 safely from any CI artifact store.
+
+The page is read to fix a scrubber, so what failed comes first: the failing
+scenarios (leaks first, the leaked text marked), then errors, then the tables;
+what did not run (often hundreds of UNSUPPORTED ids) comes last, collapsed.
 """
 
 from __future__ import annotations
@@ -16,9 +20,12 @@ from pathlib import Path
 
 from markdown_it import MarkdownIt
 
-from ..results import Outcome, RunResult, ScenarioResult
+from ..checks.render import WHITESPACE_MARKS, quoted
+from ..results import Failure, Outcome, RunResult, ScenarioResult
 from . import analysis as an
+from .diff import CONTEXT_AFTER, CONTEXT_BEFORE
 from .scenario import (
+    LABEL_WIDTH,
     holdback_text,
     metrics_text,
     numbered_reproductions,
@@ -27,7 +34,7 @@ from .scenario import (
     repro_lines,
     result_notes,
 )
-from .text import WHITESPACE_LEGEND, plural, xml_safe
+from .text import WHITESPACE_LEGEND, plural, visible_whitespace, xml_safe
 
 SEVERITY_KEYS = ("leak", "must", "should")
 
@@ -67,6 +74,11 @@ td.hot-PASS{color:#1a7f37}
 details.scenario{border:1px solid #d0d7de;border-radius:6px;margin:.5em 0;padding:.3em .8em}
 details.scenario>summary{cursor:pointer;font-weight:600}
 .ws{color:#8c959f}
+mark.leaked{background:#ffcecb;color:#82071e;outline:1px solid #cf222e;border-radius:2px}
+mark.leaked .ws{color:#cf222e}
+.wrap{display:inline-block;vertical-align:top;max-width:calc(100% - 10ch);
+  white-space:pre-wrap;overflow-wrap:anywhere}
+details.not-run>summary{cursor:pointer;font-weight:600;font-size:1.1em}
 .esc{color:#8250df;font-weight:600}
 .controls{position:sticky;top:0;background:#fff;padding:.5em 0;border-bottom:1px solid #d0d7de}
 .controls input[type=search]{width:24em;padding:.2em .4em}
@@ -94,7 +106,8 @@ document.querySelectorAll('details.scenario').forEach(function(d){d.open=false;}
 """
 
 _MARKDOWN = MarkdownIt("commonmark", {"html": False})
-_WS_GLYPHS = re.compile(r"([␠⏎→␍]+)|(\\x[0-9a-f]{2}|\\u[0-9a-f]{4,6}|\\U[0-9a-f]{8})")
+_WS_GLYPHS = re.compile(f"([{re.escape(''.join(WHITESPACE_MARKS.values()))}]+)"
+                        r"|(\\x[0-9a-f]{2}|\\u[0-9a-f]{4,6}|\\U[0-9a-f]{8})")
 
 
 def text(value: object) -> str:
@@ -187,14 +200,19 @@ def _ids(ids: list[str]) -> str:
 
 
 def reasons(run: RunResult) -> str:
+    """What did not run, each outcome a collapsed block headed by its count: a scrubber
+    with few features has hundreds of UNSUPPORTED ids, which must not bury the failures."""
     parts = []
     for outcome in (Outcome.UNSUPPORTED, Outcome.SKIPPED):
         groups = an.grouped_reasons(run, outcome)
         total = sum(len(ids) for _, ids in groups)
+        if not total:
+            parts.append(f"<p><b>{outcome.value} (0)</b>: none</p>")
+            continue
         items = "".join(f"<li>{text(reason)} ({len(ids)}): {_ids(ids)}</li>"
                         for reason, ids in groups)
-        parts.append(f"<h3>{outcome.value} ({total})</h3>"
-                     + (f"<ul>{items}</ul>" if items else "<p class=muted>none</p>"))
+        parts.append(f'<details class="not-run"><summary>{outcome.value} ({total}), '
+                     f"{plural(len(groups), 'reason')}</summary><ul>{items}</ul></details>")
     return '<section id="not-run"><h2>Not run</h2>' + "".join(parts) + "</section>"
 
 
@@ -270,6 +288,65 @@ def check_table(result: ScenarioResult) -> str:
 
 
 OPEN_FIRST = 3  # the worst few start expanded; a page of fifty open leaks scans badly
+_DETAIL = "detail:".ljust(LABEL_WIDTH)
+_GOT = "got:".ljust(LABEL_WIDTH)
+
+
+def reproduction(failure: Failure, lines: list[str]) -> str:
+    """The `label: value` lines of one failure as HTML for a <pre>: whitespace marks
+    dimmed, the leaked text marked in `got`, and the detail wrapped instead of
+    scrolled (expected and got keep their columns, so the caret stays aligned)."""
+    span = leaked_span(failure)
+    out: list[str] = []
+    for number, line in enumerate(lines):
+        if line.startswith(_DETAIL):
+            detail = "\n".join(rest[LABEL_WIDTH:] for rest in lines[number:])
+            out.append(f'{escape(_DETAIL)}<span class="wrap">{escape(detail)}</span>')
+            break
+        if span is not None and line.startswith(_GOT):
+            out.append(escape(_GOT) + leak_excerpt(failure.got or "", *span))
+        elif line.startswith(("expected:", "got:")):
+            out.append(_mark_whitespace(line))
+        else:
+            out.append(escape(line))
+    return "\n".join(out)
+
+
+# The leak check's detail: `reasoning "<leaked text>" visible <when>, at output index N: ...`
+_LEAK_DETAIL = re.compile(r" visible (?:at flush\(\)|after feed\(\) of delta \d+), "
+                          r"at output index (\d+): ")
+LEAK_QUOTE_LIMIT = 80  # how much of the leaked text the leak check quotes
+
+
+def leaked_span(failure: Failure) -> tuple[int, int] | None:
+    """Where in `failure.got` the leaked reasoning starts and ends, read back from the
+    leak check's detail and confirmed against `got` itself (None when not certain).
+
+    Failure records keep no structured span, but the detail names the output index
+    and quotes the leaked text; a span is accepted only if quoting `got` there gives
+    exactly that quote, so a changed message costs the highlight, never a wrong one.
+    """
+    got, detail = failure.got, failure.detail
+    if not got or not an.is_leak(failure) or not detail.startswith("reasoning "):
+        return None
+    for match in _LEAK_DETAIL.finditer(detail):
+        start, shown = int(match.group(1)), detail[len("reasoning "):match.start()]
+        # A quote shows at most LEAK_QUOTE_LIMIT marks, each standing for one character
+        # or more: no span longer than that can give the same quote.
+        for end in range(start + 1, min(len(got), start + LEAK_QUOTE_LIMIT + 1) + 1):
+            if quoted(got[start:end], LEAK_QUOTE_LIMIT) == shown:
+                return start, end
+    return None
+
+
+def leak_excerpt(got: str, start: int, end: int) -> str:
+    """`got` around a leak, made visible, with the leaked text in <mark class="leaked">."""
+    first, last = max(start - CONTEXT_BEFORE, 0), min(end + CONTEXT_AFTER, len(got))
+    before = ("…" if first else "") + visible_whitespace(got[first:start])
+    after = visible_whitespace(got[end:last]) + ("…" if last < len(got) else "")
+    return (_mark_whitespace(before)
+            + f'<mark class="leaked">{_mark_whitespace(visible_whitespace(got[start:end]))}'
+            + f"</mark>{_mark_whitespace(after)}")
 
 
 def scenario_block(result: ScenarioResult, expanded: bool = False) -> str:
@@ -290,11 +367,8 @@ def scenario_block(result: ScenarioResult, expanded: bool = False) -> str:
         parts.append(f"<p>Metrics: {text(metrics_text(result))}.</p>")
     parts.append(check_table(result))
     for index, repro, same in numbered_reproductions(result):
-        lines = repro_lines(repro, same)
-        shown = "\n".join(
-            _mark_whitespace(line) if line.startswith(("expected:", "got:")) else escape(line)
-            for line in lines)
-        parts.append(f"<h4>[{index}] {text(repro_heading(repro))}</h4><pre>{shown}</pre>"
+        parts.append(f"<h4>[{index}] {text(repro_heading(repro))}</h4>"
+                     f"<pre>{reproduction(repro.failure, repro_lines(repro, same))}</pre>"
                      f"<pre>$ {text(replay_command(repro))}</pre>")
     open_attr = " open" if expanded else ""
     return (f'<details class="scenario" data-severity="{key}"{open_attr}><summary>'
@@ -336,9 +410,9 @@ def render_html(run: RunResult) -> str:
     digest = base64.b64encode(hashlib.sha256(_SCRIPT.encode()).digest()).decode()
     csp = (f"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{digest}'; "
            "img-src data:")
-    body = "".join([header(run), reasons(run), corpus_errors(run), area_table(run),
-                    rule_table(run), violation_table(run), scrubber_checks(run),
-                    failures(run), broken(run)])
+    body = "".join([header(run), corpus_errors(run), failures(run), broken(run),
+                    scrubber_checks(run), violation_table(run), area_table(run),
+                    rule_table(run), reasons(run)])
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'

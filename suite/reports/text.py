@@ -12,16 +12,20 @@ from __future__ import annotations
 import unicodedata
 
 # One rendering of invisible characters for the whole project: the checks use it
-# in failure details, so expected/got in the reports use the same glyphs
-# (space ␠, line feed ⏎, tab →, carriage return ␍, others as escapes).
+# in failure details, so expected/got in the reports use the same marks
+# (WHITESPACE_MARKS; others as escapes).
+from ..checks.render import WHITESPACE_MARKS
 from ..checks.render import visible as visible_whitespace
 
 __all__ = ["WHITESPACE_LEGEND", "delta_list", "display_width", "escape_char", "plural",
            "shorten", "visible_whitespace", "xml_safe"]
 
+_WHITESPACE_NAMES = {" ": "space", "\n": "line feed", "\t": "tab", "\r": "carriage return"}
 WHITESPACE_LEGEND = (
-    "Whitespace is visible: space ␠, line feed ⏎, tab →, carriage return ␍; other "
-    "invisible characters are escapes (\\x00, \\u2028, lone surrogates as \\udc80)."
+    "Whitespace is visible: "
+    + ", ".join(f"{_WHITESPACE_NAMES[c]} {m}" for c, m in WHITESPACE_MARKS.items())
+    + "; other invisible characters, and those marks where the text itself has them, are "
+    "escapes (\\x00, \\u2028, lone surrogates as \\udc80)."
 )
 
 
