@@ -118,3 +118,33 @@ def test_targets_say_met_or_not_from_the_figures():
     assert verdicts["passthrough vs reference, 64-char deltas"] == "met"  # 5x
     assert verdicts["passthrough vs reference, 1-char deltas"] == "reported"
     assert verdicts["reference scaling, 1-char deltas, 1 KB to 8 KB"] == "NOT met"  # 10x
+
+
+def test_every_series_has_a_look_of_its_own_and_no_legend_covers_data():
+    """Thirty implementations share each figure: no two may look alike, and the legends
+    must sit outside the axes."""
+    from perf import plots
+
+    main = ["reference", "passthrough", "scan-floor", "hermes"]
+    many = main + [f"peer-{i:03d}" for i in range(120)]
+    looks = [(s.color, s.linestyle, s.marker) for s in plots.series_styles(many).values()]
+    assert len(set(looks)) == len(many)
+    assert {s.linestyle for n, s in plots.series_styles(many).items() if n not in main} \
+        .isdisjoint({"-"})  # solid is for the implementations the targets are about
+
+    names = main + [f"peer-{i:02d}" for i in range(27)]
+    tp = throughput.Throughput(1 << 17, (1, 4, 16, 64), 1)
+    tp.seconds = {n: {s: (1 + i) / s for s in tp.sizes} for i, n in enumerate(names)}
+    curves = [scaling.Curve(n, shape, {1 << k: [(1 + i) * 2.0 ** k] for k in (10, 13, 16)})
+              for shape in (1, 16) for i, n in enumerate(names)]
+    for fig in (plots.throughput_figure(tp, names), plots.scaling_figure(curves)):
+        fig.canvas.draw()
+        for ax in fig.axes:
+            lines = ax.get_lines()
+            assert len(lines) == len(names)
+            assert len({(x.get_color(), x.get_linestyle(), x.get_marker())
+                        for x in lines}) == len(names)
+            legend = ax.get_legend()
+            assert len(legend.get_texts()) == len(names)
+            assert not legend.get_window_extent().overlaps(ax.get_window_extent())
+        plots._pyplot().close(fig)
