@@ -3,9 +3,9 @@
 Field bug modelled: a code guard that tracks "inside backticks" as a toggle.
 In ``` ``<think>`secret</think> after ``` the runs have unequal lengths, so no
 span forms and the open tag is a tag (SPEC R-CODE-3); this guard pairs `` with
-` and keeps the block as literal code, showing the reasoning (FIELD.md failure
-mode 7: guard bypass with unequal backtick runs). Everything else is the
-reference scrubber.
+` and keeps the block as literal code, showing the reasoning
+(docs/field.md#fm-code: guard bypass with unequal backtick runs). Everything
+else is the reference scrubber.
 """
 
 from __future__ import annotations

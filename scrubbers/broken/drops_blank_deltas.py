@@ -2,8 +2,9 @@
 
 Field bug modelled: an SSE loop does `if not delta.strip(): continue` to skip
 keep-alive chunks, and so drops the "\\n\\n" delta between a paragraph and the
-next one, or the space between two words that arrived alone (FIELD.md failure
-mode 13: eaten whitespace, glued words; SPEC R-FID-1, R-WS-1, R-CHUNK-1).
+next one, or the space between two words that arrived alone
+(docs/field.md#fm-whitespace: eaten whitespace, glued words; SPEC R-FID-1,
+R-WS-1, R-CHUNK-1).
 Everything else is the reference scrubber.
 """
 

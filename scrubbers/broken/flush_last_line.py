@@ -4,7 +4,7 @@ Field bug modelled: a gateway or display layer "recovers" the answer that some
 relays write after the last newline of an unclosed block, but does so for every
 stream, without the inline-answer signal and even for `finish_reason: length`.
 A truncated or tool-interrupted stream then shows the last line of its
-reasoning (SPEC R-UNCLOSED-2/3, R-TRUNC-1; FIELD.md failure mode 3).
+reasoning (SPEC R-UNCLOSED-2/3, R-TRUNC-1; docs/field.md#ctx-inline-answer).
 """
 
 from __future__ import annotations

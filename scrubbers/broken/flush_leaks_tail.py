@@ -2,8 +2,8 @@
 
 Field bug modelled: a display filter holds back the end of a block while it
 waits for the close tag; when the stream ends inside the block it releases that
-buffer as if it were answer text (PEERS.md: the hermes CLI display filter
-"emits the last ~23 characters of an unclosed block at end of stream"). A
+buffer as if it were answer text (docs/field.md#fm-unclosed; observed in the
+hermes CLI display filter, scrubbers/peers/hermes-cli/peer.toml). A
 truncated stream then shows the end of its reasoning (SPEC R-UNCLOSED-1,
 R-TRUNC-1). Everything else is the reference scrubber.
 """

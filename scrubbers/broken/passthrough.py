@@ -2,7 +2,7 @@
 
 Field bug modelled: the streaming path does no scrubbing at all and only the
 stored final text is cleaned, so every live viewer sees the whole reasoning
-(FIELD.md failure mode 14: stream and final text cleaned differently).
+(docs/field.md#fm-stream-vs-final).
 """
 
 from __future__ import annotations

@@ -3,9 +3,8 @@
 Field bug modelled: the chat template put `<think>` in the prompt, so the
 stream starts inside the block and carries only `</think>`; the scrubber treats
 that close as an orphan and keeps the text before it, which is the reasoning
-(PEERS.md: hermes "keeps the text before an orphan </think> (a leak when the
-template pre-filled <think>)"; SPEC R-ORPHAN-2). Everything else is the
-reference scrubber.
+(docs/field.md#fm-prefill; SPEC R-ORPHAN-2). Everything else is the reference
+scrubber.
 """
 
 from __future__ import annotations

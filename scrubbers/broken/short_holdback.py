@@ -3,8 +3,9 @@
 Field bug modelled: a streaming filter keeps back only what could still become
 `<think>` or `</think>` (7 characters). A longer tag split across deltas after
 its seventh character (`<reasonin` | `g>`, `</thinki` | `ng>`) is released as
-text, so the tag never forms and the block's reasoning streams out (FIELD.md
-failure mode 1; PEERS.md: SGLang qwen3 leaks on a split open tag).
+text, so the tag never forms and the block's reasoning streams out
+(docs/field.md#fm-split-tags: a splitter sized for `<think>` that leaked
+`<reasoning>`).
 Everything else is the reference scrubber.
 """
 

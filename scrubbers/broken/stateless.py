@@ -3,7 +3,7 @@
 Field bug modelled: a display filter reuses the whole-text regex on every
 streamed chunk. A block that arrives in one delta disappears, but as soon as a
 tag or a block is split across deltas the reasoning (and the tags) stream
-straight through (FIELD.md failure mode 1).
+straight through (docs/field.md#fm-split-tags).
 """
 
 from __future__ import annotations

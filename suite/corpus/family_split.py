@@ -1,7 +1,7 @@
 """split-every-position: each tag cut into two deltas at every interior position.
 
 Tags split across deltas are the most common streaming failure in the field
-(FIELD.md failure mode 1); testing one split per tag misses the off-by-one at
+(docs/field.md#fm-split-tags); testing one split per tag misses the off-by-one at
 the other positions, so this family tries them all.
 """
 

@@ -21,7 +21,7 @@ PUNCTUATION: tuple[str, ...] = (
     "http://example.org/a?b=c", "1 < 2 > 0",
 )
 WHITESPACE: tuple[str, ...] = (" ", "\n", "\n\n", "  ", "\t", "\r\n", " \n", "\n\n\n", "\r")
-#: Characters scrubbers trip over (SPEC R-ROBUST-1, FIELD.md failure mode 15).
+#: Characters scrubbers trip over (SPEC R-ROBUST-1, docs/field.md#fm-unicode).
 ODD_UNICODE: tuple[str, ...] = (
     "é", "naïve", "思考", "◁▷", "😀", "e\u0301", "\u2028", "\u2029", "\x00", "\ud800",
     "\udfff", "\ud83d", "\ufeff", "\u200b", "\u202e", "İ", "\u212a", "ß", "Ω", "\x85",
