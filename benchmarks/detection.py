@@ -2,8 +2,14 @@
 
     python benchmarks/detection.py                 # everything: about 40 minutes on 2 cores
     python benchmarks/detection.py --only case_sensitive --skip corpus --update
+    python benchmarks/detection.py --update --skip corpus --skip hunt --skip fuzz \
+        --skip reference                           # only the control/target columns: 1 minute
 
-For every broken scrubber in `scrubcheck.scrubbers.broken` it runs the corpus
+For every broken scrubber in `scrubcheck.scrubbers.broken` it first runs its
+control and target scenarios (scrubcheck.hunt.selftest: the control must pass,
+the target must report the bug's rule; otherwise the scrubber is more broken
+than it says, or not broken as it says, and the other columns prove nothing
+about its bug). Then it runs the corpus
 (`scrubcheck run` with fewer random chunkings and without the `long` scenarios;
 the linear-time check still runs), `hunt` and `fuzz` (each for at most --time
 seconds, seeded, stopping once the bug's own rules are reported), and it runs
@@ -11,8 +17,10 @@ hunt and fuzz for the full --time against the reference scrubber, which must
 find nothing. The table goes to reports/detection.md. Times are wall-clock
 seconds on this machine: to the first report of the bug's rule for hunt and
 fuzz (before shrinking), and for the whole corpus run. Every measurement is
-also kept in ~/.cache/scrubcheck/detection.json; `--update` measures only what
-is asked for and rebuilds the table from the kept results.
+also kept in ~/.cache/scrubcheck/detection.json with the run that made it
+(date, commit, command); `--update` measures only what is asked for and
+rebuilds the table from the kept results, and the table names, for every
+cell, the run it comes from.
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ import argparse
 import json
 import os
 import platform
+import subprocess
 import sys
 import tempfile
 import time
@@ -32,20 +41,44 @@ from scrubcheck.hunt import FuzzSettings, HuntSettings, fuzz, hunt
 from scrubcheck.hunt.database import cache_dir
 from scrubcheck.hunt.fuzzing import atheris_problem
 from scrubcheck.hunt.scenario import finding_yaml
-from scrubcheck.hunt.selftest import EXTRA, LEAK, SELF_TEST, BrokenCase
+from scrubcheck.hunt.selftest import ALL_CASES, LEAK, BrokenCase, probe, verdict_text
 from scrubcheck.results import Outcome
 from scrubcheck.runner import RunSettings, run_corpus
 
 ROOT = Path(__file__).resolve().parent.parent
-MECHANISMS = ("corpus", "hunt", "fuzz")
+PROBES = ("control", "target")  # BrokenCase attributes: one column each
+CATCHERS = ("corpus", "hunt", "fuzz")
+MECHANISMS = (*PROBES, *CATCHERS)
 
 
 @dataclass
 class Detection:
-    caught: bool
-    seconds: float | None  # to the bug's rule (hunt, fuzz) or the whole run (corpus)
+    caught: bool  # for a probe: the verdict is the one it must get
+    seconds: float | None  # to the bug's rule (hunt, fuzz) or the whole run (corpus, probe)
     rules: list[str] = field(default_factory=list)  # everything it reported
     note: str = ""
+    run: str = ""  # the invocation that measured it (run_stamp)
+
+
+def run_stamp(argv: list[str]) -> str:
+    """When, at which commit and with which command a measurement was made."""
+    def git(*words: str) -> str:
+        done = subprocess.run(["git", *words], cwd=ROOT, capture_output=True, text=True)
+        return done.stdout.strip()
+
+    commit = git("rev-parse", "--short", "HEAD") or "unknown"
+    dirty = "+local changes" if git("status", "--porcelain", "--untracked-files=no") else ""
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    return f"{when}, commit {commit}{dirty}: `python benchmarks/detection.py {' '.join(argv)}`"
+
+
+def probe_detection(case: BrokenCase, which: str, scenarios: dict) -> Detection:
+    """The broken scrubber on its control or target scenario (scrubcheck.hunt.selftest)."""
+    check = getattr(case, which)
+    started = time.monotonic()
+    result = probe(case.spec, check, scenarios)
+    return Detection(check.met_by(result), time.monotonic() - started, [verdict_text(result)],
+                     check.label)
 
 
 def corpus_detection(case: BrokenCase, seed: int) -> Detection:
@@ -64,7 +97,9 @@ def corpus_detection(case: BrokenCase, seed: int) -> Detection:
     unsupported = sum(1 for r in run.results if r.outcome is Outcome.UNSUPPORTED)
     failing = sum(1 for r in run.results if r.outcome in (Outcome.FAIL, Outcome.ERROR,
                                                           Outcome.TIMEOUT))
-    caught = any(r in rules for r in case.rules)
+    # a capability bug (no way to receive a context) shows as UNSUPPORTED scenarios
+    caught = any(r in rules for r in case.rules) or ("UNSUPPORTED" in case.rules
+                                                     and unsupported > 0)
     note = f"{failing}/{len(run.results)} scenarios fail"
     if unsupported:
         note += f", {unsupported} UNSUPPORTED"
@@ -101,9 +136,14 @@ def fuzz_detection(case: BrokenCase, seconds: float, seed: int) -> Detection:
                     [f.rule for f in result.findings], note)
 
 
-def cell(outcome: Detection | None, mechanism: str) -> str:
+def cell(outcome: Detection | None, mechanism: str, case: BrokenCase) -> str:
     if outcome is None:
         return "not run"
+    if mechanism in PROBES:
+        got = outcome.rules[0] if outcome.rules else "no result"
+        must = "PASS" if mechanism == "control" else case.target.expect
+        mark = "✓" if outcome.caught else f"**✗ must be {must}**"
+        return f"`{outcome.note}`: {got} {mark}"
     if mechanism == "corpus":
         head = "**caught**" if outcome.caught else "missed"
         rules = ", ".join(outcome.rules[:4]) + (" …" if len(outcome.rules) > 4 else "")
@@ -144,38 +184,66 @@ def reference_lines(tool: str, seconds: float, seed: int) -> list[str]:
     return lines
 
 
+def run_marks(rows: list[tuple[BrokenCase, dict[str, Detection | None]]],
+              reference_run: str) -> dict[str, str]:
+    """A letter per invocation that measured something in the table, in order of use."""
+    stamps = [o.run for _, outcomes in rows for o in outcomes.values() if o is not None]
+    return {stamp: chr(ord("A") + i)
+            for i, stamp in enumerate(dict.fromkeys([*stamps, reference_run]))}
+
+
 def write_report(path: Path, rows: list[tuple[BrokenCase, dict[str, Detection | None]]],
-                 reference: list[str], args: argparse.Namespace, minutes: float) -> None:
+                 reference: list[str], reference_run: str, args: argparse.Namespace) -> None:
+    marks = run_marks(rows, reference_run)
+
+    def marked(outcome: Detection | None, mechanism: str, case: BrokenCase) -> str:
+        text = cell(outcome, mechanism, case)
+        return f"{text} [{marks[outcome.run]}]" if outcome is not None and len(marks) > 1 \
+            else text
+
     lines = [
         "# Detection table: which mechanism catches which broken scrubber",
         "",
         f"Generated by `python benchmarks/detection.py` (seed {args.seed}, hunt/fuzz limit "
         f"{args.time:g} s each) on {platform.python_implementation()} "
-        f"{platform.python_version()}, {os.cpu_count()} CPUs; took {minutes:.0f} minutes"
-        + (" (some rows re-measured since with --update)." if args.update else "."),
+        f"{platform.python_version()}, {os.cpu_count()} CPUs. The measurements come from "
+        + ("one run:" if len(marks) == 1 else "these runs (the letter after each cell):"),
+        "",
+        *(f"- {'' if len(marks) == 1 else f'**{letter}**: '}{stamp}"
+          for stamp, letter in marks.items()),
         "",
         "Each broken scrubber (`scrubcheck.scrubbers.broken`) carries one bug seen in the "
-        "field; the self-test ones are the reference scrubber with that one bug added. "
-        "A mechanism *catches* a bug when it reports one of the bug's rules. "
+        "field (its source: an anchor of [docs/field.md](../docs/field.md)); the self-test "
+        "ones are the reference scrubber with that one bug added. "
+        "**control** / **target**: the scenario it must still pass (what it does right) and "
+        "the scenario of its bug, which must report the bug's rule (both listed in "
+        "`scrubcheck.hunt.selftest`; a `--chunking` runs that chunking alone). A broken "
+        "scrubber that fails its control, or passes its target, makes the other columns "
+        "meaningless for its bug. A mechanism *catches* a bug when it reports one of the "
+        "bug's rules. "
         "**corpus**: `scrubcheck run` over the shipped corpus (without the `long` scenarios, "
         "2 random chunkings, the linear-time check on), with the rules it reported (most "
         "frequent first) and the run's duration. **hunt** / **fuzz**: seconds until the bug's "
         "rule was first reported (for a leak-type bug: R-LEAK-1 or R-TRUNC-1), before "
         "shrinking, and every rule reported by then; both stop at that point.",
         "",
-        "| broken scrubber | bug (seen in) | leak-type | corpus run | hunt | fuzz |",
-        "|---|---|---|---|---|---|",
+        "| broken scrubber | bug (seen in) | leak-type | control (must pass) | "
+        "target (must fail) | corpus run | hunt | fuzz |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for case, outcomes in rows:
-        lines.append(f"| `{case.name}` | {case.bug} ({case.source}) | "
+        seen = ", ".join(f"[{a.split('#')[1]}](../{a})" for a in case.source.split(", "))
+        lines.append(f"| `{case.name}` | {case.bug} ({seen}) | "
                      f"{'yes' if case.leak else 'no'} | "
-                     + " | ".join(cell(outcomes.get(m), m) for m in MECHANISMS) + " |")
-    caught_by_one = sum(1 for _, o in rows if any(x and x.caught for x in o.values()))
+                     + " | ".join(marked(outcomes.get(m), m, case) for m in MECHANISMS) + " |")
+    probed = sum(1 for _, o in rows if all(o.get(p) and o[p].caught for p in PROBES))
+    caught_by_one = sum(1 for _, o in rows if any(o.get(m) and o[m].caught for m in CATCHERS))
     leak_rows = [(c, o) for c, o in rows if c.leak]
     fast = sum(1 for _, o in leak_rows
                if all(o.get(m) and o[m].caught and o[m].seconds <= 60 for m in ("hunt", "fuzz")))
     lines += [
         "",
+        f"Control passed and target failed with the bug's rule: {probed} of {len(rows)}. "
         f"Caught by at least one mechanism: {caught_by_one} of {len(rows)}. "
         f"Leak-type bugs caught by both hunt and fuzz within 60 s: {fast} of {len(leak_rows)}.",
         "",
@@ -183,7 +251,8 @@ def write_report(path: Path, rows: list[tuple[BrokenCase, dict[str, Detection | 
         "",
         "A finding here is a bug of the reference or a gap in SPEC (the stream model "
         "computes its expectation from SPEC alone); each is reported for a decision before "
-        "its scenario joins the corpus.",
+        "its scenario joins the corpus."
+        + (f" Measured by run {marks[reference_run]}." if len(marks) > 1 else ""),
         "",
         *reference,
         "",
@@ -222,15 +291,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--update", action="store_true",
                         help="keep earlier measurements of what is not measured now")
     args = parser.parse_args(argv)
+    stamp = run_stamp(sys.argv[1:] if argv is None else argv)
     kept_path = cache_dir() / "detection.json"
     kept = json.loads(kept_path.read_text()) if args.update and kept_path.exists() else {}
     if "fuzz" not in args.skip and atheris_problem():
         print(f"detection: {atheris_problem()}", file=sys.stderr)
         return 2
-    started = time.monotonic()
-    cases = [c for c in (*SELF_TEST, *EXTRA) if not args.only or c.name in args.only]
+    scenarios = load_corpus().by_id()
+    cases = [c for c in ALL_CASES if not args.only or c.name in args.only]
     if args.update:
-        cases = [*SELF_TEST, *EXTRA]
+        cases = list(ALL_CASES)
     rows = []
     for case in cases:
         outcomes: dict[str, Detection | None] = {}
@@ -239,30 +309,32 @@ def main(argv: list[str] | None = None) -> int:
             if mechanism in args.skip or (args.only and case.name not in args.only):
                 outcomes[mechanism] = Detection(**previous) if previous else None
                 continue
-            if mechanism == "corpus":
-                outcomes[mechanism] = corpus_detection(case, args.seed)
+            if mechanism in PROBES:
+                outcome = probe_detection(case, mechanism, scenarios)
+            elif mechanism == "corpus":
+                outcome = corpus_detection(case, args.seed)
             elif mechanism == "hunt":
-                outcomes[mechanism] = hunt_detection(case, args.time, args.seed)
+                outcome = hunt_detection(case, args.time, args.seed)
             else:
-                outcomes[mechanism] = fuzz_detection(case, args.time, args.seed)
-            print(f"{case.name:20} {mechanism:6} {cell(outcomes[mechanism], mechanism)}",
-                  flush=True)
+                outcome = fuzz_detection(case, args.time, args.seed)
+            outcome.run = stamp
+            outcomes[mechanism] = outcome
+            print(f"{case.name:20} {mechanism:7} {cell(outcome, mechanism, case)}", flush=True)
         rows.append((case, outcomes))
         kept[case.name] = {m: asdict(o) for m, o in outcomes.items() if o is not None}
-    reference = kept.get("reference lines", []) if "reference" in args.skip else [
-        line for tool in ("hunt", "fuzz") if tool not in args.skip
-        for line in reference_lines(tool, args.time, args.seed)]
-    kept["reference lines"] = reference
+    if "reference" in args.skip:
+        reference = kept.get("reference lines", [])
+        reference_run = kept.get("reference run", "")
+    else:
+        reference = [line for tool in ("hunt", "fuzz") if tool not in args.skip
+                     for line in reference_lines(tool, args.time, args.seed)]
+        reference_run = stamp
+    kept["reference lines"], kept["reference run"] = reference, reference_run
     kept_path.parent.mkdir(parents=True, exist_ok=True)
     kept_path.write_text(json.dumps(kept, indent=1))
     for line in reference:
         print(line, flush=True)
-    minutes = (time.monotonic() - started) / 60
-    if args.update:
-        minutes = kept.get("minutes", minutes)
-    kept["minutes"] = minutes
-    kept_path.write_text(json.dumps(kept, indent=1))
-    write_report(args.out, rows, reference, args, minutes)
+    write_report(args.out, rows, reference, reference_run, args)
     print(f"wrote {args.out}")
     return 0
 

@@ -2,13 +2,14 @@
 
 Field bug modelled: `text.find("<think>")` instead of an ASCII case-insensitive
 match. `<THINK>`, `<Thought>` (Hermes 3 writes `<REASONING_SCRATCHPAD>`) open
-no block, so their reasoning is shown (SPEC R-VOCAB-1; PEERS.md: only hermes is
-case-insensitive). Everything else is the reference scrubber.
+no block, so their reasoning is shown (SPEC R-VOCAB-1; docs/field.md#fm-case).
+Tags spelled as the vocabulary spells them still work: everything else is the
+reference scrubber (the self-test's control scenario checks that).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import lru_cache
 
 from scrubcheck.scrubbers.reference import ReferenceScrubber
@@ -27,9 +28,16 @@ class _ExactTable(MatchTable):
 
 
 def _exact(table: MatchTable) -> _ExactTable:
+    """The same table, matching only exact spellings.
+
+    Built by field name, so a field added to MatchTable later is carried over
+    instead of shifting `spelled` into its place. The reference's fast paths
+    stay off: `whole` folds case, and a table with a changed classify must
+    have no `special_chars`.
+    """
     spelled = frozenset(t.text[:i] for t in table.tags.values() for i in range(1, len(t.text) + 1))
-    return _ExactTable(table.tags, table.prefixes, table.start_chars, table.special, table.max_len,
-                       spelled)
+    carried = {f.name: getattr(table, f.name) for f in fields(MatchTable)}
+    return _ExactTable(**{**carried, "special_chars": (), "whole": None}, spelled=spelled)
 
 
 @lru_cache(maxsize=16)

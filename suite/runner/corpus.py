@@ -84,9 +84,12 @@ def run_corpus(
     settings: RunSettings | None = None,
     progress: bool = False,
     corpus_errors: list[str] | None = None,
+    only: str | None = None,
 ) -> RunResult:
     """Run every scenario (and the linear-time check) against `adapter_spec`.
 
+    `only` runs one chunking per scenario (as `scrubcheck show --chunking`), for a
+    question about that chunking alone (the self-test's control runs).
     Raises AdapterError when the spec cannot be loaded.
     """
     settings = settings or RunSettings()
@@ -103,7 +106,8 @@ def run_corpus(
             if task.scenario is None:
                 report(LINEAR_ID)
                 return run_linear_check(worker_adapter)
-            return run_scenario(worker_adapter, task.scenario, settings, progress=report)
+            return run_scenario(worker_adapter, task.scenario, settings, only=only,
+                                progress=report)
 
         return handle
 
