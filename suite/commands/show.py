@@ -5,7 +5,7 @@ Without `--chunking`: the scenario, the scrubber's output under every chunking
 (as printed in a replay command: a chunking, `trunc@C` or `reuse:POISON`):
 every feed() with what it returned and the cumulative output, flush(), a
 splitter's reasoning channel, and the verdicts of that chunking's checks.
-Whitespace is shown visibly (␠ ⏎ → ␍, escapes for invisible characters).
+Whitespace is shown visibly (· ¶ → ←, escapes for invisible characters).
 `scrubcheck show linear-time` repeats the once-per-run R-ROBUST-2 measurement.
 Exit 0 when the verdicts pass, 1 when they fail, 2 on usage errors.
 """
