@@ -39,9 +39,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seconds per scenario (default 120: peers answer over a pipe)")
     parser.add_argument("--seed", type=int, default=0, metavar="N")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+    parser.add_argument("--render-from", type=Path, metavar="MATRIX_JSON",
+                        help="run nothing: write the pages (and matrix.json) in --out again "
+                             "from the runs kept in this matrix.json, with the observed "
+                             "claims of today's peer manifests")
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.render_from:
+        return render_from(args.render_from, args.out)
     try:
         manifests = shipped_manifests()
     except ManifestError as exc:
@@ -67,4 +73,17 @@ def run(args: argparse.Namespace) -> int:
                         quick=args.quick, reuse=args.reuse, progress=not args.no_progress)
     for path in write_matrix(matrix, args.out):
         print(f"wrote {path}")
+    return 0
+
+def render_from(path: Path, out: Path) -> int:
+    """The pages again from a stored matrix.json: no implementation runs."""
+    from scrubcheck.matrix.stored import StoredMatrixError, load_stored_matrix
+
+    try:
+        matrix = load_stored_matrix(path)
+    except (StoredMatrixError, ManifestError) as exc:
+        print(f"scrubcheck matrix: {exc}", file=sys.stderr)
+        return 2
+    for written in write_matrix(matrix, out):
+        print(f"wrote {written}")
     return 0

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from scrubcheck.matrix.markdown import HEADLINE, LETTER
+from scrubcheck.matrix.markdown import HEADLINE, LETTER, source_link
 from scrubcheck.matrix.model import (
     Matrix,
     cell_counts,
@@ -92,8 +92,11 @@ def render_html(matrix: Matrix) -> str:
 def _observed(matrix: Matrix) -> str:
     rows = []
     for check in observed_checks(matrix):
-        note = f" <i>({text(check.observed.note)})</i>" if check.observed.note else ""
-        rows.append([text(check.observed.behaviour) + note, text(check.peer),
+        claim = check.claim
+        note = f" <i>({text(claim.note)})</i>" if claim.note else ""
+        source = (f' <a href="{text(source_link(claim.source))}">source</a>'
+                  if claim.source else "")
+        rows.append([text(claim.behaviour) + note + source, text(check.peer),
                      f"<code>{text(check.scenario_id)}</code>",
                      f'<td class="v-{check.verdict if check.verdict in LETTER else "SKIPPED"}">'
                      f"{text(check.verdict)}</td>",
@@ -122,7 +125,7 @@ def _pruned(matrix: Matrix) -> str:
         f'<td class="v-{v.get(i, "SKIPPED")}" title="{text(v.get(i, ""))}">'
         f"{LETTER.get(v.get(i, ''), '')}</td>" for v in verdicts] for i in ids]
     return (f"<h2>Where implementations differ (pruned view: {len(ids)} of "
-            f"{len(matrix.scenarios)} scenarios)</h2>"
+            f"{len(matrix.scenario_ids())} scenarios)</h2>"
             + _table(["scenario", *[r.name for r in ran]], rows, 99))
 
 

@@ -22,7 +22,7 @@ def matrix_dict(matrix: Matrix) -> dict:
             "name": row.name, "title": row.title, "kind": row.kind, "package": row.package,
             "version": row.version, "spec": row.spec, "status": row.status,
             "model_of": row.model_of, "restrictions": row.restrictions, "report": row.report,
-            "duration_s": row.run.duration_s if row.run else None,
+            "duration_s": row.duration_s if row.ran else None,
             "linear_time": row.linear(),
             "totals": dict(row.totals()),
             "areas": {k: dict(v) for k, v in cell_counts(row, "area").items()},
@@ -33,8 +33,10 @@ def matrix_dict(matrix: Matrix) -> dict:
     return {
         "matrix_format": MATRIX_FORMAT, "mode": matrix.mode, "mode_note": matrix.mode_note,
         "started_at": matrix.started_at, "duration_s": matrix.duration_s,
+        "rendered_at": matrix.rendered_at,
         "settings": matrix.settings, "rows": rows, "pruned": pruned(matrix),
-        "observed": [{"behaviour": c.observed.behaviour, "peer": c.peer,
+        "observed": [{"behaviour": c.claim.behaviour, "note": c.claim.note,
+                      "source": c.claim.source, "peer": c.peer,
                       "scenario": c.scenario_id, "verdict": c.verdict,
                       "confirmed": c.confirmed, "command": c.command}
                      for c in observed_checks(matrix)],

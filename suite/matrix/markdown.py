@@ -87,21 +87,30 @@ def render_markdown(matrix: Matrix) -> str:
 
 def _observed(matrix: Matrix) -> list[str]:
     lines = ["## Behaviour observed in the field, reproduced here", "",
-             "Each behaviour listed in PEERS.md, the scenario that shows it and this run's "
+             "Each behaviour a peer's manifest records as observed (`[[observed]]` in "
+             "`scrubbers/peers/<name>/peer.toml`; claims about every peer in "
+             "`scrubbers/peers/observed.toml`), the scenario that shows it and this run's "
              "verdict for the peer (confirmed: the verdict is the one the observation "
              "predicts; a claim about every peer is judged on each peer's output for the "
              "stream as one delta, and confirmed means no peer that handles the claim's "
              "control scenario, the same stream without the twist, contradicts it).", ""]
     body = []
     for check in observed_checks(matrix):
-        behaviour = check.observed.behaviour + (f" ({check.observed.note})"
-                                                if check.observed.note else "")
-        body.append([cell(behaviour), check.peer, code_span(check.scenario_id),
+        claim = check.claim
+        behaviour = cell(claim.behaviour + (f" ({claim.note})" if claim.note else ""))
+        if claim.source:
+            behaviour += f" [source]({source_link(claim.source)})"
+        body.append([behaviour, check.peer, code_span(check.scenario_id),
                      cell(f"{LETTER.get(check.verdict, '')} {check.verdict}".strip()),
                      "yes" if check.confirmed else "**no**",
                      code_span(check.command) if check.command else ""])
     return lines + _table(["behaviour", "peer", "scenario", "verdict", "confirmed",
                            "reproduce"], body)
+
+
+def source_link(source: str) -> str:
+    """A claim's source as a link from reports/: the repository's docs, or a public URL."""
+    return source if "://" in source else f"../{source}"
 
 
 def _restrictions(matrix: Matrix) -> list[str]:
@@ -119,7 +128,7 @@ def _pruned(matrix: Matrix) -> list[str]:
     ids = pruned(matrix)
     rows = matrix.ran
     lines = ["## Where implementations differ (pruned view)", "",
-             f"{len(ids)} of {len(matrix.scenarios)} scenarios; the others are treated alike "
+             f"{len(ids)} of {len(matrix.scenario_ids())} scenarios; the others are treated alike "
              "by every implementation that could run them."
              + (f" The first {PRUNED_SHOWN} are shown; matrix.html and matrix.json have all."
                 if len(ids) > PRUNED_SHOWN else ""), ""]

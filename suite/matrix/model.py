@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from scrubcheck.matrix.observed import OBSERVED, Observed
+from scrubcheck.matrix.observed import EVERY_PEER, Observed, shipped_observed
 from scrubcheck.matrix.verdicts import (
     ERROR,
     FAIL,
@@ -22,6 +22,7 @@ from scrubcheck.matrix.verdicts import (
     UNSUPPORTED,
     verdict,
 )
+from scrubcheck.peers.observed import Observation
 from scrubcheck.reports.analysis import reproductions, scenario_severity
 from scrubcheck.results import RunResult, ScenarioResult
 from scrubcheck.spec import RULES
@@ -45,19 +46,32 @@ class Row:
     run: RunResult | None = None
     report: str | None = None  # path of its full report, relative to the matrix
     reused: bool = False  # taken from an earlier run with the same settings (--reuse)
+    #: instead of `run`: this row's views as matrix.json kept them (`scrubcheck matrix
+    #: --render-from`); the per-scenario failures are not there, only what the pages show
+    stored: dict | None = None
 
     @property
     def ran(self) -> bool:
-        return self.run is not None
+        return self.run is not None or self.stored is not None
+
+    @property
+    def duration_s(self) -> float:
+        if self.run is not None:
+            return self.run.duration_s
+        return float((self.stored or {}).get("duration_s") or 0.0)
 
     def verdicts(self) -> dict[str, str]:
-        return {r.scenario_id: verdict(r) for r in self.run.results} if self.run else {}
+        if self.run is not None:
+            return {r.scenario_id: verdict(r) for r in self.run.results}
+        return dict((self.stored or {}).get("verdicts", {}))
 
     def totals(self) -> Counter:
         return Counter(self.verdicts().values())
 
     def linear(self) -> str:
         """The once-per-run R-ROBUST-2 outcome, or '' when it did not run."""
+        if self.stored is not None:
+            return self.stored.get("linear_time", "")
         if not self.run or not self.run.scrubber_checks:
             return ""
         return self.run.scrubber_checks[0].outcome.value
@@ -82,14 +96,30 @@ class Matrix:
     duration_s: float
     settings: dict
     scenarios: dict[str, ScenarioResult] = field(default_factory=dict)  # id -> any result
+    #: the claims the observed-behaviour view checks (from the peers' manifests)
+    observed: tuple[Observed, ...] = field(default_factory=shipped_observed)
+    #: re-rendered from matrix.json: when, the corpus areas and rule groups, every scenario id,
+    #: and the observed checks as that run judged them, keyed (peer, scenario)
+    rendered_at: str | None = None
+    stored_areas: list[str] = field(default_factory=list)
+    stored_groups: list[str] = field(default_factory=list)
+    stored_ids: list[str] = field(default_factory=list)
+    stored_observed: dict[tuple[str, str], dict] = field(default_factory=dict)
 
     @property
     def ran(self) -> list[Row]:
         return [r for r in self.rows if r.ran]
 
+    def scenario_ids(self) -> list[str]:
+        """Every scenario some implementation ran, in corpus order."""
+        return list(self.scenarios) if self.scenarios else list(self.stored_ids)
+
     def timing(self) -> str:
         """How long the runs took, summed over implementations (reused ones included)."""
-        total = sum(r.run.duration_s for r in self.ran)
+        total = sum(r.duration_s for r in self.ran)
+        if self.rendered_at:
+            return (f"the {len(self.ran)} runs took {total / 60:.0f} min in all; this page "
+                    f"was re-rendered from matrix.json on {self.rendered_at}")
         reused = sum(1 for r in self.ran if r.reused)
         return (f"the {len(self.ran)} runs took {total / 60:.0f} min in all"
                 + (f" ({reused} reused from earlier runs with the same settings; this "
@@ -97,13 +127,17 @@ class Matrix:
 
     def index_scenarios(self) -> None:
         for row in self.ran:
-            for result in row.run.results:
-                self.scenarios.setdefault(result.scenario_id, result)
+            if row.run is not None:
+                for result in row.run.results:
+                    self.scenarios.setdefault(result.scenario_id, result)
 
 
 def cell_counts(row: Row, key: str) -> dict[str, Counter]:
     """Verdict counts per area (`key` 'area') or per SPEC rule group ('group')."""
     cells: dict[str, Counter] = {}
+    if row.stored is not None:
+        kept = row.stored.get("areas" if key == "area" else "rule_groups", {})
+        return {name: Counter(counts) for name, counts in kept.items()}
     if not row.run:
         return cells
     for result in row.run.results:
@@ -126,7 +160,14 @@ def _groups(result: ScenarioResult, key: str) -> list[str]:
 def columns(matrix: Matrix, key: str) -> list[str]:
     """Areas in corpus order, or SPEC rule groups in SPEC order."""
     if key == "group":
-        return list(dict.fromkeys(rule.group for rule in RULES.values()))
+        order = list(dict.fromkeys(rule.group for rule in RULES.values()))
+        if matrix.scenarios or not matrix.stored_groups:
+            return order
+        # re-rendered: the groups of the SPEC the runs were judged by, in today's order
+        kept = matrix.stored_groups
+        return [g for g in order if g in kept] + [g for g in kept if g not in order]
+    if not matrix.scenarios:
+        return list(matrix.stored_areas)
     return list(dict.fromkeys(r.area for r in matrix.scenarios.values()))
 
 
@@ -135,7 +176,7 @@ def pruned(matrix: Matrix) -> list[str]:
     are hidden: every implementation treats them alike)."""
     by_row = [row.verdicts() for row in matrix.ran]
     kept = []
-    for scenario_id in matrix.scenarios:
+    for scenario_id in matrix.scenario_ids():
         judged = {v[scenario_id] for v in by_row if v.get(scenario_id) in JUDGED}
         if len(judged) > 1:
             kept.append(scenario_id)
@@ -144,6 +185,8 @@ def pruned(matrix: Matrix) -> list[str]:
 
 def hall_of_bugs(row: Row, size: int = HALL_SIZE) -> list[HallEntry]:
     """The row's shortest failing scenarios, leaks first, with a command reproducing each."""
+    if row.stored is not None:
+        return [HallEntry(**entry) for entry in row.stored.get("hall_of_bugs", [])][:size]
     if not row.run:
         return []
     failing = [r for r in row.run.results if verdict(r) in (LEAK, FAIL, SHOULD) and r.failures]
@@ -163,7 +206,7 @@ def hall_of_bugs(row: Row, size: int = HALL_SIZE) -> list[HallEntry]:
 
 @dataclass(frozen=True)
 class ObservedCheck:
-    observed: Observed
+    claim: Observation
     peer: str  # a peer's name, or "all peers" for a claim about everyone
     scenario_id: str
     verdict: str  # the peer's verdict here ("not run" when it did not run), or a summary
@@ -171,10 +214,13 @@ class ObservedCheck:
     command: str
 
 
-def _confirms(observed: Observed, got: str) -> bool:
-    if observed.expect == "passes":
+ALL_PEERS = "all peers"
+
+
+def _confirms(claim: Observation, got: str) -> bool:
+    if claim.expect == "passes":
         return got == PASS
-    if observed.expect == "unsupported":
+    if claim.expect == "unsupported":
         return got == UNSUPPORTED
     return got in (LEAK, FAIL, SHOULD, ERROR)
 
@@ -184,16 +230,17 @@ def observed_checks(matrix: Matrix) -> list[ObservedCheck]:
     (for a claim about every peer, one summary of who fails, passes or cannot run it)."""
     rows = {r.name: r for r in matrix.rows}
     checks = []
-    for observed in OBSERVED:
-        for scenario_id in observed.scenarios:
-            if observed.peers == ("*",):
-                checks.append(_summary(observed, scenario_id, matrix))
+    for observed in matrix.observed:
+        claim = observed.claim
+        for scenario_id in claim.scenarios:
+            if observed.peer == EVERY_PEER:
+                checks.append(_summary(claim, scenario_id, matrix))
                 continue
-            for peer in observed.peers:
-                row = rows.get(peer)
-                got = row.verdicts().get(scenario_id, "not run") if row else "not run"
-                checks.append(ObservedCheck(observed, peer, scenario_id, got,
-                                            _confirms(observed, got), _command(row, scenario_id)))
+            row = rows.get(observed.peer)
+            got = row.verdicts().get(scenario_id, "not run") if row else "not run"
+            checks.append(ObservedCheck(claim, observed.peer, scenario_id, got,
+                                        _confirms(claim, got),
+                                        _command(matrix, row, scenario_id)))
     return checks
 
 
@@ -216,11 +263,20 @@ def _whole_stream(row: Row, scenario_id: str) -> str:
     return "fail" if whole else "pass"
 
 
-def _summary(observed: Observed, scenario_id: str, matrix: Matrix) -> ObservedCheck:
+def _summary(claim: Observation, scenario_id: str, matrix: Matrix) -> ObservedCheck:
     """Who fails, passes or cannot run a claim about every peer, judged on the stream as
     one delta. A peer that fails the claim's control scenario is listed apart: its
-    verdict says nothing about the claim."""
-    failing_control = f"fails the control {observed.control}"
+    verdict says nothing about the claim. A matrix re-rendered from matrix.json has no
+    per-chunking failures left, so it shows the summary its run made."""
+    command = f"scrubcheck show {scenario_id} --scrubber peer:NAME --chunking whole"
+    if matrix.rendered_at:
+        kept = matrix.stored_observed.get((ALL_PEERS, scenario_id))
+        if kept is None:
+            return ObservedCheck(claim, ALL_PEERS, scenario_id, "not in the stored run",
+                                 False, command)
+        return ObservedCheck(claim, ALL_PEERS, scenario_id, kept["verdict"],
+                             bool(kept["confirmed"]), kept.get("command") or command)
+    failing_control = f"fails the control {claim.control}"
     groups: dict[str, list[str]] = {"fail": [], "pass": [], "unsupported": [],
                                     failing_control: []}
     apart: dict[str, list[str]] = {"fail": [], "pass": [], "unsupported": []}
@@ -228,26 +284,28 @@ def _summary(observed: Observed, scenario_id: str, matrix: Matrix) -> ObservedCh
         if row.name == "reference":
             continue
         key = _whole_stream(row, scenario_id)
-        if observed.exempt and row.name.startswith(observed.exempt):
+        if claim.exempt and row.name.startswith(claim.exempt):
             apart[key].append(row.name)
-        elif (observed.control and key != "unsupported"
-              and _whole_stream(row, observed.control) != "pass"):
+        elif (claim.control and key != "unsupported"
+              and _whole_stream(row, claim.control) != "pass"):
             groups[failing_control].append(row.name)
         else:
             groups[key].append(row.name)
-    contrary = "pass" if observed.expect == "fails" else "fail"
+    contrary = "pass" if claim.expect == "fails" else "fail"
     parts = [f"{key}: {', '.join(names)}" for key, names in groups.items() if names]
-    parts += [f"{'/'.join(observed.exempt)}* (said to differ) {key}: {', '.join(names)}"
+    parts += [f"{'/'.join(claim.exempt)}* (said to differ) {key}: {', '.join(names)}"
               for key, names in apart.items() if names]
     confirmed = not groups[contrary] and bool(groups["fail"] or groups["pass"])
-    return ObservedCheck(observed, "all peers", scenario_id,
-                         "whole stream: " + "; ".join(parts), confirmed,
-                         f"scrubcheck show {scenario_id} --scrubber peer:NAME --chunking whole")
+    return ObservedCheck(claim, ALL_PEERS, scenario_id, "whole stream: " + "; ".join(parts),
+                         confirmed, command)
 
 
-def _command(row: Row | None, scenario_id: str) -> str:
-    if row is None or not row.run:
+def _command(matrix: Matrix, row: Row | None, scenario_id: str) -> str:
+    if row is None or not row.ran:
         return ""
+    if row.run is None:  # re-rendered: the command its run printed, else a show command
+        kept = matrix.stored_observed.get((row.name, scenario_id), {})
+        return kept.get("command") or f"scrubcheck show {scenario_id} --scrubber {row.spec}"
     for result in row.run.results:
         if result.scenario_id == scenario_id and result.failures:
             return reproductions(result)[0].failure.replay

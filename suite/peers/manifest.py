@@ -17,6 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from scrubcheck.adapters.context import CONTEXT_KEYS
+from scrubcheck.peers.observed import (
+    SHARED_FILE,
+    Observation,
+    ObservationError,
+    load_shared_observations,
+    parse_observations,
+)
 from scrubcheck.vocabulary import FEATURES
 
 #: Manifest kind -> (adapter kind, streams?, protocol kind).
@@ -30,7 +37,7 @@ ECOSYSTEMS = ("pypi", "npm", "none")
 _NAME = re.compile(r"^[a-z0-9][a-z0-9.-]*$")
 _TOP_KEYS = {"name", "title", "kind", "entry", "program", "features", "context",
              "fixed_context", "heavy", "model_of", "restrictions", "timeout_s", "package",
-             "token_aligned"}
+             "token_aligned", "observed"}
 _PACKAGE_KEYS = {"ecosystem", "name", "version", "no_deps", "extra", "env"}
 
 
@@ -90,6 +97,7 @@ class Manifest:
     token_aligned: bool = False
     timeout_s: float = 20.0  # per request
     folder: Path = field(default=Path("."))
+    observed: tuple[Observation, ...] = ()  # behaviours seen in the field ([[observed]])
 
     @property
     def adapter_kind(self) -> str:
@@ -210,8 +218,23 @@ def _validate(data: dict, path: Path) -> Manifest:
         fixed_context=tuple(sorted(fixed.items())), heavy=bool(data.get("heavy", False)),
         model_of=data.get("model_of"), restrictions=_str_list(data, "restrictions", path),
         token_aligned=bool(data.get("token_aligned", False)),
-        timeout_s=float(timeout), folder=path.parent,
+        timeout_s=float(timeout), folder=path.parent, observed=_observed(data, path),
     )
+
+
+def _observed(data: dict, path: Path) -> tuple[Observation, ...]:
+    try:
+        return parse_observations(data.get("observed"), path)
+    except ObservationError as exc:
+        raise ManifestError(str(exc)) from exc
+
+
+def shared_observations() -> tuple[Observation, ...]:
+    """The shipped claims about every peer at once (scrubbers/peers/observed.toml)."""
+    try:
+        return load_shared_observations(shipped_dir() / SHARED_FILE)
+    except ObservationError as exc:
+        raise ManifestError(str(exc)) from exc
 
 
 def _package(raw: object, path: Path) -> Package:
