@@ -4,8 +4,10 @@
 `PeerAdapter`: the runner drives it like any other adapter, but each stream is
 one `run` request to the peer's adapter program (docs/protocol.md), so the
 chunking matrix costs one round trip per stream, not per delta. A peer that
-crashes or hangs turns the stream into a scrubber error carrying the tail of
-its stderr, and is restarted for the next stream.
+crashes, hangs or breaks the protocol turns the stream into a scrubber error
+carrying the tail of its stderr, and is restarted for the next stream, until
+the circuit breaker (`scrubcheck.peers.breaker`) stops the scenario and then
+the run: a broken peer costs a few failed requests, not one per stream.
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ from scrubcheck.adapters.resolve import AdapterError
 from scrubcheck.model import Context
 
 PREFIX = "peer:"
+#: A `time` request feeds up to 1 Mi characters to the peer (R-ROBUST-2), so it gets this
+#: many times the peer's timeout_s, or its budget (the peer stops there) plus timeout_s.
+TIME_TIMEOUT_FACTOR = 6
 _ids = itertools.count(1)
 
 
@@ -79,8 +84,12 @@ class PeerSession:
         self.started = True
         # a hang is still caught, but a long stream of many deltas is not mistaken for one
         allowance = len(deltas) * 0.002 + sum(map(len, deltas)) * 1e-6
+        timeout_from = "the peer's timeout_s" + (
+            f" plus {allowance:.2g} s for a stream of {len(deltas)} deltas"
+            if allowance >= 0.01 else "")
         try:
-            response = self.adapter.request(request, self.adapter.manifest.timeout_s + allowance)
+            response = self.adapter.request(
+                request, self.adapter.manifest.timeout_s + allowance, timeout_from)
         except PeerFailureError as exc:
             return BatchRun(error=("peer", None, exc.describe(), exc.describe()))
         run = (response.get("runs") or [{}])[0]
@@ -118,9 +127,14 @@ class PeerSession:
 
     def time_stream(self, text: str, size: int, budget: float | None) -> tuple[float, bool]:
         """CPU seconds the peer itself took (R-ROBUST-2), and whether it gave up."""
-        response = self.adapter.request({"op": "time", "context": self.context, "text": text,
-                                         "size": size, "budget": budget},
-                                        timeout_s=max(self.adapter.manifest.timeout_s, 120.0))
+        timeout_s = self.adapter.manifest.timeout_s
+        limit = timeout_s * TIME_TIMEOUT_FACTOR
+        why = f"{TIME_TIMEOUT_FACTOR} x the peer's timeout_s, for a timing run"
+        if budget is not None and budget + timeout_s > limit:  # the peer stops at its budget
+            limit, why = budget + timeout_s, "the timing run's budget plus the peer's timeout_s"
+        response = self.adapter.request(
+            {"op": "time", "context": self.context, "text": text, "size": size,
+             "budget": budget}, limit, why)
         self._check(response)
         return float(response["seconds"]), bool(response.get("abandoned"))
 
@@ -136,6 +150,7 @@ class PeerAdapter(Adapter):
 
     def __init__(self, spec: str) -> None:
         from scrubcheck.peers import ManifestError, find_manifest, launch_for, read_marker
+        from scrubcheck.peers.breaker import Breaker
         from scrubcheck.peers.process import PeerProcess
 
         target = spec.removeprefix(PREFIX)
@@ -155,6 +170,7 @@ class PeerAdapter(Adapter):
         context = self.manifest.context | ({"features"} if self.manifest.features else set())
         super().__init__(spec, self.manifest.name, self.manifest.features, frozenset(context))
         self.process = PeerProcess(launch_for(self.manifest), self.manifest.name)
+        self.breaker = Breaker(self.manifest.name)
         self.closing: list[str] = []
         self.hello: dict = {}
         try:  # fail fast, with the peer's stderr, if its environment is broken
@@ -180,20 +196,33 @@ class PeerAdapter(Adapter):
         return reason and reason.replace("in its signature", "in its manifest").replace(
             "in supported_features", "in its manifest")
 
-    def request(self, message: dict, timeout_s: float | None = None) -> dict:
-        """One request to the peer (starting it, and checking its hello, when needed)."""
+    def request(self, message: dict, timeout_s: float | None = None,
+                timeout_from: str = "the peer's timeout_s") -> dict:
+        """One request to the peer (starting it, and checking its hello, when needed).
+
+        Raises PeerFailureError when this request failed, PeerGivenUp when the circuit
+        breaker stops the scenario or the run (then nothing is sent)."""
+        from scrubcheck.peers.breaker import Failure
         from scrubcheck.peers.process import PeerFailure
 
+        self.breaker.check()
         try:
             if not self.process.alive():
-                self.hello = self.process.request({"op": "hello"}, self.manifest.timeout_s * 3)
+                self.hello = self.process.request(
+                    {"op": "hello"}, self.manifest.timeout_s * 3,
+                    "3 x the peer's timeout_s, to start")
                 self._check_hello()
             if self.closing:
                 message = {**message, "close": self.closing}
                 self.closing = []
-            return self.process.request(message, timeout_s or self.manifest.timeout_s)
+            response = self.process.request(message, timeout_s or self.manifest.timeout_s,
+                                            timeout_from)
         except PeerFailure as exc:
+            self.breaker.failed(Failure(exc.kind, str(exc), exc.stderr_tail))
             raise PeerFailureError(exc) from exc
+        if message.get("op") != "hello":
+            self.breaker.succeeded()
+        return response
 
     def _check_hello(self) -> None:
         hello, manifest = self.hello, self.manifest
@@ -213,7 +242,9 @@ class PeerAdapter(Adapter):
         return PeerSession(self, context)
 
     def close(self) -> None:
+        """Stop the peer; a later request starts it again, as a new run (fresh counts)."""
         self.process.stop()
+        self.breaker.reset()
 
 
 class PeerFailureError(Exception):

@@ -1,9 +1,12 @@
 """One running peer program: JSON lines over its stdin/stdout, with a timeout per request.
 
 The harness never imports a peer; it talks to the peer's adapter program
-(docs/protocol.md). A peer that dies or stops answering is killed and started
-again on the next request, so one bad stream costs one scenario, not the run.
-Its stderr goes to a log file, whose tail explains every crash and timeout.
+(docs/protocol.md). A peer that dies, stops answering or breaks the protocol
+is killed and started again on the next request; each such failure is a
+`PeerFailure` whose `kind` names what went wrong, so that the adapter's
+circuit breaker (`scrubcheck.peers.breaker`) can tell a peer that fails now
+and then from one that fails every time. Its stderr goes to a bounded log
+(`scrubcheck.peers.logs`), whose tail explains every crash and timeout.
 """
 
 from __future__ import annotations
@@ -18,17 +21,27 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from scrubcheck.peers.logs import StderrLog
 from scrubcheck.runner.pool import exit_text
 
 STDERR_TAIL = 1200  # characters of the peer's stderr quoted in a crash report
 
 
+#: PeerFailure kinds, in words (reports show them as they are).
+CRASH = "the peer process died"
+TIMEOUT = "the request timed out"
+NOT_JSON = "an answer that is not JSON"
+WRONG_ID = "an answer to another request"
+REJECTED = "the request rejected as wrong"
+
+
 class PeerFailure(Exception):
-    """The peer process died, hung or broke the protocol; `kind` says which."""
+    """The peer process died, hung or broke the protocol; `kind` says which (one of
+    CRASH, TIMEOUT, NOT_JSON, WRONG_ID, REJECTED)."""
 
     def __init__(self, kind: str, message: str, stderr_tail: str = "") -> None:
         super().__init__(message)
-        self.kind = kind  # "crash", "timeout" or "protocol"
+        self.kind = kind
         self.stderr_tail = stderr_tail
 
     def describe(self) -> str:
@@ -64,19 +77,16 @@ class PeerProcess:
         self.name = name
         self.proc: subprocess.Popen | None = None
         self.owner = 0  # the pid that started it: a forked worker starts its own
-        self.stderr_path: Path | None = None
+        self.log = StderrLog(Path(launch.log_dir or _default_log_dir()), name)
         self._buffer = b""
         self._next_id = 0
         self.restarts = 0
 
     # -- lifecycle ------------------------------------------------------------
     def _start(self) -> None:
-        log_dir = Path(self.launch.log_dir or _default_log_dir())
-        log_dir.mkdir(parents=True, exist_ok=True)
-        self.stderr_path = log_dir / f"{self.name}-{os.getpid()}-{self.restarts}.stderr"
         env = dict(os.environ)
         env.update(dict(self.launch.env))
-        with open(self.stderr_path, "wb") as err:
+        with self.log.open_for_start() as err:
             self.proc = subprocess.Popen(
                 list(self.launch.argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                 stderr=err, cwd=self.launch.cwd, env=env, bufsize=0,
@@ -111,7 +121,7 @@ class PeerProcess:
                 proc.kill()
             proc.wait()
             code = proc.returncode
-            if kind == "crash":
+            if kind == CRASH:
                 message += f" ({exit_text(code)})"
             proc.stdout.close()
             proc.stdin.close()
@@ -119,61 +129,65 @@ class PeerProcess:
         self.restarts += 1
         return PeerFailure(kind, message, self.stderr_tail())
 
-    def stderr_tail(self) -> str:
-        if self.stderr_path is None or not self.stderr_path.exists():
-            return ""
-        with open(self.stderr_path, "rb") as handle:
-            handle.seek(0, os.SEEK_END)
-            size = handle.tell()
-            handle.seek(max(0, size - STDERR_TAIL * 4))
-            text = handle.read().decode("utf-8", "replace")
-        return text[-STDERR_TAIL:]
+    def stderr_tail(self, chars: int = STDERR_TAIL) -> str:
+        """What the current (or last) start of the peer wrote to stderr, at most `chars`."""
+        return self.log.tail(chars)
 
     # -- requests -------------------------------------------------------------
-    def request(self, message: dict, timeout_s: float) -> dict:
+    def request(
+        self, message: dict, timeout_s: float, timeout_from: str = "the peer's timeout_s"
+    ) -> dict:
         """Send one request and return its response; raises PeerFailure (and restarts
-        the peer on the next request) when it dies, hangs or answers nonsense."""
+        the peer on the next request) when it dies, hangs or answers nonsense.
+        `timeout_from` says where `timeout_s` comes from, for the message of a timeout."""
         if not self.alive():
             if self.proc is not None and self.owner == os.getpid():
-                self._fail("crash", "exited between requests")  # reap it; start afresh
+                self._fail(CRASH, "exited between requests")  # reap it; start afresh
             self._start()
+        else:
+            self.log.bound()
         self._next_id += 1
+        op = message.get("op")
         message = {**message, "id": self._next_id}
         line = json.dumps(message, ensure_ascii=True).encode("ascii") + b"\n"
         try:
             self.proc.stdin.write(line)
         except (BrokenPipeError, OSError):
-            raise self._fail("crash", "the peer process died before reading the request") \
+            raise self._fail(CRASH, f"the peer process died before reading request `{op}`") \
                 from None
-        response = self._read_line(timeout_s)
+        response = self._read_line(op, timeout_s, timeout_from)
         try:
             data = json.loads(response)
         except ValueError:
-            raise self._fail("protocol", "the peer wrote a line that is not JSON: "
-                             + response[:200].decode("utf-8", "replace")) from None
-        if not isinstance(data, dict) or data.get("id") != self._next_id:
-            raise self._fail("protocol", f"the peer answered {str(data)[:200]} to request "
-                                         f"{self._next_id}")
+            raise self._fail(NOT_JSON, f"the peer answered request `{op}` with a line that is "
+                             "not JSON: " + response[:200].decode("utf-8", "replace")) from None
+        if not isinstance(data, dict):
+            raise self._fail(NOT_JSON, f"the peer answered request `{op}` with JSON that is not "
+                             f"an object: {str(data)[:200]}")
+        if data.get("id") != self._next_id:
+            got = f"id {data['id']!r}" if "id" in data else "no id"
+            raise self._fail(WRONG_ID, f"the peer answered request `{op}` (id {self._next_id}) "
+                             f"with {got}: {str(data)[:200]}")
         if not data.get("ok"):
             error = data.get("error") or {}
-            raise PeerFailure("protocol", f"the peer rejected {message.get('op')!r}: "
+            raise PeerFailure(REJECTED, f"the peer rejected {op!r}: "
                               f"{error.get('type')}: {error.get('message')}", self.stderr_tail())
         return data
 
-    def _read_line(self, timeout_s: float) -> bytes:
+    def _read_line(self, op: object, timeout_s: float, timeout_from: str) -> bytes:
         deadline = time.monotonic() + timeout_s
         fd = self.proc.stdout.fileno()
         while b"\n" not in self._buffer:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise self._fail("timeout", f"the peer did not answer within {timeout_s:.3g} s; "
-                                            "it was killed and will be restarted")
+                raise self._fail(TIMEOUT, f"request `{op}` got no answer within {timeout_s:.3g} "
+                                          f"s ({timeout_from}); the peer was killed")
             ready, _, _ = select.select([fd], [], [], left)
             if not ready:
                 continue
             chunk = os.read(fd, 1 << 16)
             if not chunk:
-                raise self._fail("crash", "the peer process died")
+                raise self._fail(CRASH, f"the peer process died during request `{op}`")
             self._buffer += chunk
         line, _, self._buffer = self._buffer.partition(b"\n")
         return line
