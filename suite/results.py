@@ -65,6 +65,9 @@ class ScenarioResult:
     capped: dict[str, int] = field(default_factory=dict)  # family -> variants not run (long input)
     notes: list[str] = field(default_factory=list)  # how checks were adapted (never silent)
     metrics: dict[str, float] = field(default_factory=dict)  # measurements, e.g. time ratios
+    # What an in-process scrubber wrote to stdout/stderr during this scenario, its head and
+    # tail with the dropped middle counted (runner.capture); None when it wrote nothing.
+    captured_output: str | None = None
 
     @property
     def worst_level(self) -> str | None:
@@ -97,11 +100,15 @@ class RunResult:
     results: list[ScenarioResult] = field(default_factory=list)
     corpus_errors: list[str] = field(default_factory=list)
     scrubber_checks: list[ScenarioResult] = field(default_factory=list)  # once per run (R-ROBUST-2)
+    interrupted: bool = False  # stopped early (Ctrl-C): scenarios not run are SKIPPED results
 
     def counts(self) -> Counter:
         return Counter(r.outcome.value for r in self.results)
 
     def exit_code(self, level: str = "must") -> int:
+        """0 pass, 1 failures, 2 corpus errors, 130 interrupted (128 + SIGINT)."""
+        if self.interrupted:
+            return 130
         if self.corpus_errors:
             return 2
         checked = [*self.results, *self.scrubber_checks]

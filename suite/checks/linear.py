@@ -6,11 +6,18 @@ ratio exceeds 8 x 1.5. It is a ratio measured in the same process, not a
 wall-clock limit, and it uses CPU time so parallel workers do not skew it. n
 grows until the short run takes long enough to measure; a run that is clearly
 quadratic is abandoned early instead of hanging the suite.
+
+The measurement also fits a wall-clock budget (the run's per-scenario
+`--timeout`): the number of rounds is sized to what is left of it, and when
+even one round no longer fits, the check stops and says it was not measured
+(never a pass it did not measure). A conclusive failure ends the measurement:
+the other delta size cannot turn it into a pass.
 """
 
 from __future__ import annotations
 
 import gc
+import math
 import time
 from dataclasses import dataclass, field
 
@@ -26,7 +33,12 @@ MIN_SECONDS = 0.03
 ROUNDS = 3
 RETRIES = 2
 START_N = 2048
+MIN_N = 256  # n shrinks this far for a slow scrubber under a tight budget
 MAX_N = 131072  # 8n = 1 Mi characters, the size SPEC R-ROBUST-2 names
+CHECK_EVERY = 64  # feeds between two looks at the clocks (abandon, wall-clock budget)
+# A round is one 8n run and eight n runs: 16 times a short run when linear, planned
+# with a quarter more for noise.
+ROUND_COST = 2 * GROWTH * 1.25
 
 _PIECES = (
     "Sure, here is the summary you asked for. ",
@@ -48,17 +60,56 @@ def realistic_stream(length: int) -> str:
 
 
 class _Abandoned(Exception):
-    pass
+    """The 8n run went past ABANDON times the n run: clearly not linear."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(seconds)
+        self.seconds = seconds
 
 
-def time_stream(adapter: Adapter, text: str, size: int, budget: float | None = None) -> float:
-    """CPU seconds to feed `text` in `size`-character deltas and flush; exceptions propagate."""
+class _OutOfTime(Exception):
+    """The wall-clock budget ran out (or would, by `need` seconds) before a verdict."""
+
+    def __init__(self, need: float | None = None) -> None:
+        super().__init__(need)
+        self.need = need
+
+
+@dataclass
+class _Clock:
+    """The wall-clock deadline of the whole measurement (None: no budget)."""
+
+    deadline: float | None = None
+
+    def left(self) -> float:
+        return math.inf if self.deadline is None else self.deadline - time.monotonic()
+
+    def check(self) -> None:
+        if self.left() <= 0:
+            raise _OutOfTime
+
+
+def time_stream(
+    adapter: Adapter, text: str, size: int, budget: float | None = None,
+    clock: _Clock | None = None,
+) -> float:
+    """CPU seconds to feed `text` in `size`-character deltas and flush; exceptions propagate.
+
+    `budget` (CPU seconds) abandons a run that grows too slow; `clock` stops any run
+    at the wall-clock deadline.
+    """
+    clock = clock or _Clock()
+    clock.check()
     session = adapter.open(Context())
     timed = getattr(session, "time_stream", None)  # a peer times itself, not the pipe
     if timed is not None:
-        seconds, abandoned = timed(text, size, budget)
+        wall = clock.left()
+        limit = budget if wall == math.inf else min(budget or wall, max(wall, 1e-3))
+        seconds, abandoned = timed(text, size, limit)
         if abandoned:
-            raise _Abandoned
+            if budget is not None and seconds >= budget:
+                raise _Abandoned(seconds)
+            raise _OutOfTime
         return seconds
     gc_was_enabled = gc.isenabled()
     gc.disable()
@@ -66,9 +117,10 @@ def time_stream(adapter: Adapter, text: str, size: int, budget: float | None = N
         start = time.process_time()
         for count, i in enumerate(range(0, len(text), size)):
             session.feed(text[i : i + size])
-            if budget is not None and count % 1024 == 0:
-                if time.process_time() - start > budget:
-                    raise _Abandoned
+            if count % CHECK_EVERY == 0:
+                if budget is not None and time.process_time() - start > budget:
+                    raise _Abandoned(time.process_time() - start)
+                clock.check()
         session.flush()
         return time.process_time() - start
     finally:
@@ -80,57 +132,146 @@ def time_stream(adapter: Adapter, text: str, size: int, budget: float | None = N
 class LinearMeasurement:
     metrics: dict[str, float] = field(default_factory=dict)
     finding: Finding | None = None
+    unmeasured: str | None = None  # why no verdict was reached (the budget ran out)
 
 
-def _ratio(adapter: Adapter, size: int, metrics: dict[str, float]) -> float:
-    """8 x (time of one 8n run) / (time of eight n runs), each the best of ROUNDS.
+@dataclass
+class _SizeResult:
+    ratio: float  # math.inf when abandoned
+    n: int
+    short_s: float  # CPU seconds of one n run (best of the rounds)
+    long_s: float  # CPU seconds of the 8n run (best), or when it was abandoned
+
+
+def _ratio(adapter: Adapter, size: int, clock: _Clock, share: float) -> _SizeResult:
+    """8 x (time of one 8n run) / (time of eight n runs), each the best of up to ROUNDS.
 
     Both sides span the same number of characters and about the same time, so
     a busy machine disturbs them alike; comparing one long run with the best of
     a few short ones would favour the short side, which can fall into a quiet
-    moment whole.
+    moment whole. `share` is the wall-clock time this call may plan to use.
     """
-    n = START_N
-    while (first := time_stream(adapter, realistic_stream(n), size)) < MIN_SECONDS and n < MAX_N:
-        n *= 2
+    began = time.monotonic()
+    n, direction = START_N, 0
+    while True:  # grow n until measurable; shrink it (a slow scrubber) until a round fits
+        wall = time.monotonic()
+        first = time_stream(adapter, realistic_stream(n), size, clock=clock)
+        wall = time.monotonic() - wall
+        if first < MIN_SECONDS and n < MAX_N and direction >= 0:
+            n, direction = n * 2, 1
+        elif ROUND_COST * max(wall, first) > clock.left() and n > MIN_N and direction <= 0:
+            n, direction = n // 2, -1
+        else:
+            break
+    round_s = ROUND_COST * max(wall, first)
+    left = min(share - (time.monotonic() - began), clock.left())
+    rounds = ROUNDS if left == math.inf else min(ROUNDS, int(left // round_s))
+    if rounds < 1:
+        if round_s > clock.left():
+            raise _OutOfTime(round_s)
+        rounds = 1  # over this size's share, but the budget still holds one round
     short_text, long_text = realistic_stream(n), realistic_stream(n * GROWTH)
     longs, shorts = [], []
-    for _ in range(ROUNDS):  # interleaved, so a busy spell hits both sides alike
+    for _ in range(rounds):  # interleaved, so a busy spell hits both sides alike
         try:
             longs.append(time_stream(adapter, long_text, size,
-                                     budget=max(first, 1e-3) * ABANDON))
-        except _Abandoned:
-            longs = [float("inf")]
-            break
-        shorts.append(sum(time_stream(adapter, short_text, size) for _ in range(GROWTH)))
-    longer = min(longs)
-    eight_short = min(shorts) if shorts else first * GROWTH
-    metrics[f"n_{size}char"] = n
-    metrics[f"seconds_n_{size}char"] = round(eight_short / GROWTH, 4)
-    metrics[f"seconds_8n_{size}char"] = round(longer, 4) if longer != float("inf") else -1.0
-    return GROWTH * longer / max(eight_short, 1e-6)
+                                     budget=max(first, 1e-3) * ABANDON, clock=clock))
+        except _Abandoned as abandoned:
+            return _SizeResult(math.inf, n, first, abandoned.seconds)
+        shorts.append(sum(time_stream(adapter, short_text, size, clock=clock)
+                          for _ in range(GROWTH)))
+    longer, eight_short = min(longs), min(shorts)
+    return _SizeResult(GROWTH * longer / max(eight_short, 1e-6), n, eight_short / GROWTH,
+                       longer)
 
 
-def measure_linearity(adapter: Adapter) -> LinearMeasurement:
-    """Measure both delta sizes; a ratio over the limit is measured again (noise)."""
-    result = LinearMeasurement()
-    bad = []
+def _record(metrics: dict[str, float], size: int, measured: _SizeResult) -> None:
+    metrics[f"n_{size}char"] = measured.n
+    metrics[f"seconds_n_{size}char"] = round(measured.short_s, 4)
+    if measured.ratio == math.inf:
+        metrics[f"seconds_8n_{size}char_abandoned_at"] = round(measured.long_s, 4)
+        metrics[f"ratio_{size}char_above"] = float(ABANDON)
+    else:
+        metrics[f"seconds_8n_{size}char"] = round(measured.long_s, 4)
+        metrics[f"ratio_{size}char"] = round(measured.ratio, 2)
+
+
+def ratio_words(ratio: float) -> str:
+    """`8.1x`, or `abandoned after more than 32x` for a run stopped early."""
+    return f"abandoned after more than {ABANDON:.0f}x" if ratio == math.inf else f"{ratio:.1f}x"
+
+
+def _growth_words(ratio: float) -> str:
+    if ratio == math.inf:
+        return f"the longer run was abandoned after taking more than {ABANDON:.0f}x as long"
+    return f"took {ratio:.1f}x as long"
+
+
+def ratios_text(metrics: dict[str, float]) -> str:
+    """The measured ratios in words, for a summary line: `1-char 8.1x, 16-char 7.9x`."""
+    parts = []
     for size in DELTA_SIZES:
-        ratio = _ratio(adapter, size, result.metrics)
-        for _ in range(RETRIES):  # over the limit but not abandoned: could be a busy machine
-            if not LIMIT < ratio < float("inf"):
-                break
-            ratio = min(ratio, _ratio(adapter, size, result.metrics))
-        result.metrics[f"ratio_{size}char"] = round(ratio, 2) if ratio != float("inf") else -1.0
-        if ratio > LIMIT:
-            shown = f"{ratio:.1f}" if ratio != float("inf") else f"over {ABANDON:.0f} (abandoned)"
-            n = int(result.metrics[f"n_{size}char"])
-            bad.append(f"{size}-character deltas: {n} -> {n * GROWTH} characters took {shown}x "
-                       "as long")
-    if bad:
-        result.finding = Finding(
-            "linear", "R-ROBUST-2",
-            "time grows faster than the stream: " + "; ".join(bad)
-            + f" (linear would be {GROWTH}x; the limit is {LIMIT:.0f}x)",
-        )
+        if f"ratio_{size}char" in metrics:
+            parts.append(f"{size}-char {ratio_words(metrics[f'ratio_{size}char'])}")
+        elif f"ratio_{size}char_above" in metrics:
+            parts.append(f"{size}-char {ratio_words(math.inf)}")
+    return ", ".join(parts) + (f" (limit {LIMIT:.0f}x)" if parts else "")
+
+
+def measure_linearity(
+    adapter: Adapter, *, budget_s: float | None = None, reserve_s: float = 0.0
+) -> LinearMeasurement:
+    """Measure both delta sizes; a ratio over the limit is measured again (noise).
+
+    `budget_s`: wall-clock seconds the whole measurement may take, of which it
+    leaves `reserve_s` unused (for its caller to report in time); when a verdict
+    does not fit, `unmeasured` says so and no finding is made up.
+    """
+    result = LinearMeasurement()
+    clock = _Clock(None if budget_s is None else time.monotonic() + budget_s - reserve_s)
+    for index, size in enumerate(DELTA_SIZES):
+        measured, why_not = _measure_size(adapter, size, clock, len(DELTA_SIZES) - index)
+        if why_not is not None:
+            done = ", ".join(f"{s}-character deltas" for s in DELTA_SIZES[:index])
+            result.unmeasured = (
+                f"not measured: {why_not} did not fit "
+                f"the {budget_s:g} s wall-clock budget (--timeout)"
+                + (f"; measured: {done}" if done else "")
+                + "; raise --timeout or pass --no-linear-check")
+            if measured is not None:
+                _record(result.metrics, size, measured)
+            break
+        assert measured is not None
+        _record(result.metrics, size, measured)
+        if measured.ratio > LIMIT:
+            result.finding = Finding(
+                "linear", "R-ROBUST-2",
+                f"time grows faster than the stream: {size}-character deltas: {measured.n} -> "
+                f"{measured.n * GROWTH} characters: {_growth_words(measured.ratio)} "
+                f"(linear would be {GROWTH}x; the limit is {LIMIT:.0f}x)",
+            )
+            break  # a conclusive failure: the other size cannot make it pass
     return result
+
+
+def _measure_size(
+    adapter: Adapter, size: int, clock: _Clock, sizes_left: int
+) -> tuple[_SizeResult | None, str | None]:
+    """The ratio for one delta size, measured again while over the limit but not
+    conclusive (a busy machine): (measurement or None, why it is not a verdict or None)."""
+    try:
+        measured = _ratio(adapter, size, clock, clock.left() / sizes_left)
+    except _OutOfTime as out:
+        need = f" (one round needs about {out.need:.1f} s)" if out.need else ""
+        return None, f"the {size}-character measurement{need}"
+    for _ in range(RETRIES):
+        if not LIMIT < measured.ratio <= ABANDON:
+            break
+        try:
+            again = _ratio(adapter, size, clock, clock.left() / sizes_left)
+        except _OutOfTime:
+            return measured, (f"confirming the {size}-character ratio of "
+                              f"{ratio_words(measured.ratio)} (over the {LIMIT:.0f}x limit once)")
+        if again.ratio < measured.ratio:
+            measured = again
+    return measured, None

@@ -10,7 +10,6 @@ completion order; every timeout, crash, cap and unsupported scenario is counted.
 from __future__ import annotations
 
 import shlex
-import sys
 import time
 import traceback
 from datetime import UTC, datetime
@@ -21,6 +20,7 @@ from scrubcheck.checks import measure_linearity
 from scrubcheck.model import Scenario
 from scrubcheck.results import Failure, Outcome, RunResult, ScenarioResult
 from scrubcheck.runner.pool import Lost, Progress, Task, WorkerPool
+from scrubcheck.runner.progress import RunProgress
 from scrubcheck.runner.replay import replay_command
 from scrubcheck.runner.scenario import blank_result, run_scenario
 from scrubcheck.runner.settings import RunSettings
@@ -39,12 +39,18 @@ _LINEAR = Scenario(
 )
 
 
-def run_linear_check(adapter: Adapter) -> ScenarioResult:
-    """R-ROBUST-2 for one scrubber, as a result row of its own."""
+def run_linear_check(adapter: Adapter, *, budget_s: float | None = None) -> ScenarioResult:
+    """R-ROBUST-2 for one scrubber, as a result row of its own.
+
+    `budget_s`: the wall-clock seconds the check may take (the run's --timeout). The
+    measurement plans to end a little before it, so that it reports for itself rather
+    than being killed; when no verdict fits, the check is a TIMEOUT saying so.
+    """
     started = time.perf_counter()
     result = blank_result(_LINEAR, Outcome.PASS)
+    margin = 0.0 if budget_s is None else min(1.0, 0.1 * budget_s)
     try:
-        measurement = measure_linearity(adapter)
+        measurement = measure_linearity(adapter, budget_s=budget_s, reserve_s=margin)
     except Exception as exc:
         result.outcome = Outcome.ERROR
         result.reason = "the scrubber raised during the timing run: " + "".join(
@@ -56,11 +62,19 @@ def run_linear_check(adapter: Adapter) -> ScenarioResult:
             f = measurement.finding
             result.failures.append(Failure(
                 f.check, f.rule, f.level, "fixed-1/fixed-16", [], f.detail,
-                replay=shlex.join(["scrubcheck", "show", LINEAR_ID, "--scrubber", adapter.spec]),
+                replay=_linear_replay(adapter.spec),
             ))
             result.outcome = Outcome.FAIL
+        elif measurement.unmeasured is not None:
+            result.checks_run = 0
+            result.outcome = Outcome.TIMEOUT
+            result.reason = f"R-ROBUST-2 {measurement.unmeasured}"
     result.duration_s = round(time.perf_counter() - started, 4)
     return result
+
+
+def _linear_replay(spec: str) -> str:
+    return shlex.join(["scrubcheck", "show", LINEAR_ID, "--scrubber", spec])
 
 
 def _lost_result(
@@ -69,13 +83,21 @@ def _lost_result(
     """TIMEOUT or ERROR for a task whose worker was killed or died, naming the stream."""
     outcome = Outcome.TIMEOUT if lost.kind == "timeout" else Outcome.ERROR
     reason = lost.detail
-    if lost.label and scenario.id != LINEAR_ID:
+    if lost.label and lost.label != scenario.id:
+        reason += f" while running {lost.label}"
+    if lost.kind == "timeout":
+        reason += "; the worker was killed and replaced"
+    if scenario.id == LINEAR_ID:
+        reason += f"; replay: {_linear_replay(spec)}"
+    elif lost.label:
         command = replay_command(scenario.id, spec, lost.label, settings.seed,
                                  settings.corpus_paths)
-        reason += f" while running {lost.label}; replay: {command}"
-    elif lost.label:
-        reason += f" while running {lost.label}"
-    return blank_result(scenario, outcome, reason)
+        reason += f"; replay: {command}"
+    result = blank_result(scenario, outcome, reason)
+    result.captured_output = lost.output
+    if lost.cpu_s is not None:
+        result.metrics["cpu_seconds"] = round(lost.cpu_s, 2)
+    return result
 
 
 def run_corpus(
@@ -105,13 +127,13 @@ def run_corpus(
         def handle(task: Task, report: Progress) -> ScenarioResult:
             if task.scenario is None:
                 report(LINEAR_ID)
-                return run_linear_check(worker_adapter)
+                return run_linear_check(worker_adapter, budget_s=task.timeout_s)
             return run_scenario(worker_adapter, task.scenario, settings, only=only,
                                 progress=report)
 
         return handle
 
-    bar = _progress_bar(len(scenarios), progress)
+    shown = RunProgress(len(scenarios), settings.timeout_s) if progress else None
 
     def on_result(task: Task, result: ScenarioResult | str) -> None:
         scenario = task.scenario or _LINEAR
@@ -128,24 +150,36 @@ def run_corpus(
     def store(task: Task, result: ScenarioResult) -> None:
         if task.scenario is None:
             checks.append(result)
-            return
-        results[task.index] = result
-        if bar is not None:
-            bar.update(1)
-            if result.outcome is not Outcome.PASS:
-                bar.set_postfix_str(f"{result.outcome.value.lower()}: {result.scenario_id}"[:40])
+        else:
+            results[task.index] = result
+        if shown is not None:
+            shown.done(result, linear=task.scenario is None)
 
+    tick = shown.tick if shown is not None else None
     timeout = settings.timeout_s
-    with WorkerPool(min(settings.workers, max(1, len(scenarios))), make_handler) as pool:
-        if settings.linear_check:
-            if bar is not None:
-                bar.set_description("linear-time check")
-            pool.run([Task(-1, None, settings.linear_timeout_s)], on_result, on_lost)
-            if bar is not None:
-                bar.set_description("scenarios")
-        pool.run([Task(i, s, timeout) for i, s in enumerate(scenarios)], on_result, on_lost)
-    if bar is not None:
-        bar.close()
+    interrupted = False
+    try:
+        with WorkerPool(min(settings.workers, max(1, len(scenarios))), make_handler,
+                        memory_limit=settings.memory_limit) as pool:
+            if settings.linear_check:
+                if shown is not None:
+                    shown.linear_started()
+                pool.run([Task(-1, None, timeout)], on_result, on_lost, on_tick=tick)
+            if shown is not None:
+                shown.scenarios_started()
+            pool.run([Task(i, s, timeout) for i, s in enumerate(scenarios)], on_result,
+                     on_lost, on_tick=tick)
+    except KeyboardInterrupt:  # Ctrl-C: the pool has killed its workers; keep what finished
+        interrupted = True
+    finally:
+        if shown is not None:
+            shown.close(interrupted)
+    if interrupted:
+        not_run = "not run: the run was interrupted (Ctrl-C)"
+        results = [r or blank_result(s, Outcome.SKIPPED, not_run)
+                   for r, s in zip(results, scenarios, strict=True)]
+        if settings.linear_check and not checks:
+            checks.append(blank_result(_LINEAR, Outcome.SKIPPED, not_run))
 
     return RunResult(
         scrubber=adapter_spec,
@@ -160,15 +194,5 @@ def run_corpus(
         results=[r for r in results if r is not None],
         corpus_errors=list(corpus_errors or []),
         scrubber_checks=checks,
+        interrupted=interrupted,
     )
-
-
-def _progress_bar(total: int, enabled: bool):
-    """A tqdm bar on stderr, only for a terminal (None otherwise)."""
-    if not enabled or not sys.stderr.isatty():
-        return None
-    from tqdm import tqdm
-
-    tqdm.monitor_interval = 0  # no monitor thread: workers are forked
-    return tqdm(total=total, unit="scenario", file=sys.stderr, dynamic_ncols=True,
-                desc="scenarios")

@@ -9,34 +9,44 @@ naming the stream that hung); one that dies (a segfault, `os._exit`) is
 replaced too (the task is ERROR). Every other task goes on. Results come back
 through `on_result` in completion order, keyed by the task's index.
 
-The timeout counts the worker's CPU time (from /proc where there is one), so
-that a busy machine does not turn a slow scenario into a TIMEOUT and results
-stay reproducible; a wall-clock backstop of WALL_FACTOR times the timeout
-catches a scrubber that blocks without computing.
+The timeout is wall-clock time, the one budget a user can plan with: a
+scrubber blocked on a lock or a socket uses no CPU and must cost no more than
+one that spins. The CPU time the worker used (from /proc where there is one)
+is reported beside it, which tells a hang from a slow computation.
+
+Each worker's stdout and stderr (file descriptors 1 and 2, so writes from C
+code count too) are a pipe the parent reads into a bounded per-task capture
+(`capture.OutputCapture`), and its stdin is /dev/null: an in-process scrubber
+never writes to scrubcheck's console or waits on its terminal. A worker may
+run under a memory limit (RLIMIT_DATA, set in the forked worker only).
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import resource
 import signal
+import sys
 import time
 import traceback
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
 from scrubcheck.model import Scenario
-from scrubcheck.results import ScenarioResult
+from scrubcheck.results import Outcome, ScenarioResult
+from scrubcheck.runner.capture import OutputCapture
+from scrubcheck.runner.settings import format_size
 
 
 @dataclass(frozen=True)
 class Task:
     index: int
     scenario: Scenario | None  # None: the once-per-run linear-time check
-    timeout_s: float
+    timeout_s: float  # wall-clock seconds before the worker is killed
 
 
 @dataclass
@@ -46,11 +56,14 @@ class Lost:
     kind: str
     label: str | None
     detail: str
+    output: str | None = None  # what the worker wrote to stdout/stderr during the task
+    cpu_s: float | None = None  # CPU seconds the worker used on the task, where known
 
 
-WALL_FACTOR = 4.0
 POLL_S = 0.2
 LABEL_BYTES = 512  # the stream a worker is on (a chunking name), UTF-8, NUL-terminated
+READ_BYTES = 65536
+DRAIN_LIMIT = 8 * 1024 * 1024  # bytes read from one worker per pass, so a flood cannot starve
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 Progress = Callable[[str], None]
@@ -64,11 +77,75 @@ def cpu_seconds(pid: int) -> float | None:
         return (int(fields[11]) + int(fields[12])) / _TICKS
     except (OSError, IndexError, ValueError):
         return None
+
+
 Handler = Callable[[Task, Progress], ScenarioResult]
 
 
-def _worker_main(conn: Connection, make_handler: Callable[[], Handler], label: Any) -> None:
+def _isolate_io(out_fd: int) -> None:
+    """In the worker: stdin from /dev/null, stdout and stderr into the capture pipe."""
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    os.dup2(out_fd, 1)
+    os.dup2(out_fd, 2)
+    os.close(out_fd)
+    # Fresh objects on the new descriptors: the inherited ones may be a test runner's
+    # in-memory capture. Line-buffered, so a crash loses at most one line.
+    sys.stdout = open(1, "w", encoding="utf-8", errors="backslashreplace",  # noqa: SIM115
+                      buffering=1, closefd=False)
+    sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace",  # noqa: SIM115
+                      buffering=1, closefd=False)
+
+
+def _flush_io() -> None:
+    """Push what the task wrote into the pipe before its result is sent (C stdio too)."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:
+            pass
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).fflush(None)
+    except Exception:
+        pass
+
+
+def limit_memory(limit: int) -> None:
+    """Cap this process's data segment (heap and private mappings) at `limit` bytes.
+
+    RLIMIT_DATA rather than RLIMIT_AS: it counts what a process allocates, not the
+    address space a runtime reserves without using (thread arenas, a JIT's heap cage).
+    """
+    which = getattr(resource, "RLIMIT_DATA", resource.RLIMIT_AS)
+    _, hard = resource.getrlimit(which)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(which, (limit, limit))
+
+
+def _die_with_parent() -> None:
+    """Linux: SIGKILL this worker when scrubcheck dies, even by SIGKILL, so that a
+    hanging scrubber never outlives the run that started it."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except Exception:
+        pass
+
+
+def _worker_main(
+    conn: Connection, make_handler: Callable[[], Handler], label: Any, out_fd: int,
+    memory_limit: int | None,
+) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
+    _die_with_parent()
+    _isolate_io(out_fd)
+    if memory_limit:
+        limit_memory(memory_limit)
     handler = make_handler()
 
     def note(text: str) -> None:
@@ -83,6 +160,7 @@ def _worker_main(conn: Connection, make_handler: Callable[[], Handler], label: A
             result: object = handler(task, note)
         except BaseException:
             result = traceback.format_exc()
+        _flush_io()
         conn.send(("done", result))
 
 
@@ -91,6 +169,8 @@ class _Worker:
     process: multiprocessing.process.BaseProcess
     conn: Connection
     shared_label: Any = None  # a ctypes char array (LABEL_BYTES) the worker writes
+    out_fd: int | None = None  # read end of the worker's stdout/stderr pipe (non-blocking)
+    capture: OutputCapture = field(default_factory=OutputCapture)
     task: Task | None = None
     started: float = 0.0
     cpu_started: float | None = None
@@ -101,28 +181,60 @@ class _Worker:
         raw = self.shared_label.value if self.shared_label is not None else b""
         return raw.decode("utf-8", "replace") or None
 
-    def overrun(self, now: float) -> str | None:
-        """Why the current task is over its timeout, or None while it is not."""
-        assert self.task is not None
-        wall = now - self.started
-        limit = self.task.timeout_s
-        cpu = cpu_seconds(self.process.pid) if self.cpu_started is not None else None
-        if cpu is not None:
-            used = cpu - self.cpu_started
-            if used > limit:
-                return f"used more than {limit:g} s of CPU time ({wall:.1f} s wall)"
-            if wall > limit * WALL_FACTOR:
-                return f"no result within {wall:.0f} s wall time ({used:.1f} s CPU)"
+    def cpu_used(self) -> float | None:
+        """CPU seconds the worker spent on its current task, where /proc tells."""
+        now = cpu_seconds(self.process.pid)
+        if now is None or self.cpu_started is None:
             return None
-        return f"no result within {limit:g} s" if wall > limit else None
+        return max(0.0, now - self.cpu_started)
+
+    def overrun(self, now: float) -> str | None:
+        """Why the current task is over its wall-clock timeout, or None while it is not."""
+        assert self.task is not None
+        limit = self.task.timeout_s
+        if now - self.started <= limit:
+            return None
+        cpu = self.cpu_used()
+        used = f"{cpu:.1f} s of CPU time used" if cpu is not None else "CPU time unknown"
+        return f"no result within {limit:g} s wall time ({used})"
+
+    def drain(self, limit: int = DRAIN_LIMIT) -> None:
+        """Read what the worker wrote so far (at most `limit` bytes) into its capture."""
+        read = 0
+        while self.out_fd is not None and read < limit:
+            try:
+                data = os.read(self.out_fd, READ_BYTES)
+            except BlockingIOError:
+                return
+            except OSError:
+                data = b""
+            if not data:  # every writer is gone: stop watching the pipe
+                os.close(self.out_fd)
+                self.out_fd = None
+                return
+            self.capture.feed(data)
+            read += len(data)
+
+    def take_output(self) -> str | None:
+        """The current task's output, and a fresh capture for the next one."""
+        text = self.capture.text()
+        self.capture = OutputCapture()
+        return text
 
 
 class WorkerPool:
-    """`jobs` forked workers; `make_handler` runs once in each to build its task handler."""
+    """`jobs` forked workers; `make_handler` runs once in each to build its task handler.
 
-    def __init__(self, jobs: int, make_handler: Callable[[], Handler]) -> None:
+    `memory_limit` (bytes) caps each worker's memory; a task that hits it is an
+    ERROR naming the limit.
+    """
+
+    def __init__(
+        self, jobs: int, make_handler: Callable[[], Handler], *, memory_limit: int | None = None
+    ) -> None:
         self.jobs = max(1, jobs)
         self.make_handler = make_handler
+        self.memory_limit = memory_limit
         self.context = multiprocessing.get_context("fork")
         self.workers: list[_Worker] = []
 
@@ -135,27 +247,46 @@ class WorkerPool:
     def _spawn(self) -> _Worker:
         parent, child = self.context.Pipe()
         label = self.context.RawArray("c", LABEL_BYTES)
+        out_read, out_write = os.pipe()
         process = self.context.Process(
-            target=_worker_main, args=(child, self.make_handler, label), daemon=True
+            target=_worker_main,
+            args=(child, self.make_handler, label, out_write, self.memory_limit), daemon=True,
         )
-        process.start()
-        child.close()
-        return _Worker(process, parent, label)
+        try:
+            process.start()
+        finally:
+            os.close(out_write)
+            child.close()
+        os.set_blocking(out_read, False)
+        return _Worker(process, parent, label, out_read)
 
     def _retire(self, worker: _Worker, kill: bool) -> None:
         if kill and worker.process.is_alive():
             worker.process.kill()
         worker.process.join(timeout=5)
         worker.conn.close()
+        if worker.out_fd is not None:
+            os.close(worker.out_fd)
+            worker.out_fd = None
         self.workers.remove(worker)
+
+    def _replace(self, worker: _Worker) -> None:
+        self._retire(worker, kill=True)
+        self.workers.append(self._spawn())
 
     def run(
         self,
         tasks: list[Task],
         on_result: Callable[[Task, ScenarioResult | str], None],
         on_lost: Callable[[Task, Lost], None],
+        *,
+        on_tick: Callable[[], None] | None = None,
     ) -> None:
-        """Run every task; `on_result` gets a result (or a harness traceback string)."""
+        """Run every task; `on_result` gets a result (or a harness traceback string).
+
+        A ScenarioResult gets what the worker wrote during the task in
+        `captured_output`. `on_tick`, if given, is called about every POLL_S seconds.
+        """
         pending = deque(tasks)
         while len(self.workers) < min(self.jobs, len(tasks)):
             self.workers.append(self._spawn())
@@ -168,15 +299,18 @@ class WorkerPool:
                     try:
                         worker.conn.send(task)
                     except (BrokenPipeError, OSError):  # died while idle: replace, retry
-                        self._retire(worker, kill=True)
-                        self.workers.append(self._spawn())
+                        self._replace(worker)
                         pending.appendleft(task)
                         continue
                     worker.task = task
                     worker.started = time.monotonic()
                     worker.cpu_started = cpu_seconds(worker.process.pid)
             busy = [w for w in self.workers if w.task is not None]
-            ready = wait([w.conn for w in busy], timeout=POLL_S)
+            pipes = [w.out_fd for w in self.workers if w.out_fd is not None]
+            ready = wait([*(w.conn for w in busy), *pipes], timeout=POLL_S)
+            for worker in list(self.workers):
+                if worker.out_fd is not None and worker.out_fd in ready:
+                    worker.drain()
             for worker in busy:
                 if worker.conn in ready:
                     self._receive(worker, on_result, on_lost)
@@ -184,11 +318,15 @@ class WorkerPool:
             for worker in [w for w in self.workers if w.task is not None]:
                 why = worker.overrun(now)
                 if why:
-                    task, label = worker.task, worker.label
-                    self._retire(worker, kill=True)
-                    self.workers.append(self._spawn())
-                    on_lost(task, Lost("timeout", label,
-                                       f"{why}; the worker was killed and replaced"))
+                    task, label, cpu = worker.task, worker.label, worker.cpu_used()
+                    worker.process.kill()
+                    worker.process.join(timeout=5)
+                    worker.drain()
+                    output = worker.take_output()
+                    self._replace(worker)
+                    on_lost(task, Lost("timeout", label, why, output, cpu))
+            if on_tick is not None:
+                on_tick()
 
     def _receive(
         self,
@@ -204,24 +342,56 @@ class WorkerPool:
                 if kind != "done":
                     continue
                 worker.task = None
-                on_result(task, payload)
+                worker.drain()  # the worker flushed before sending: all of it is in the pipe
+                output = worker.take_output()
+                if hasattr(payload, "captured_output"):
+                    payload.captured_output = output
+                on_result(task, self._name_memory_limit(payload))
                 return
         except (EOFError, OSError):
-            label = worker.label
-            self._retire(worker, kill=True)
-            self.workers.append(self._spawn())
-            on_lost(task, Lost("crash", label,
-                               f"the worker process died ({exit_text(worker.process.exitcode)})"))
+            label, cpu = worker.label, worker.cpu_used()
+            worker.process.join(timeout=5)
+            worker.drain()
+            output = worker.take_output()
+            code = worker.process.exitcode
+            self._replace(worker)
+            detail = f"the worker process died ({exit_text(code)})"
+            if self.memory_limit:
+                detail += (f"; it ran under a memory limit of {format_size(self.memory_limit)} "
+                           "(--memory-limit), which an allocation may have hit")
+            on_lost(task, Lost("crash", label, detail, output, cpu))
+
+    def _name_memory_limit(self, payload: Any) -> Any:
+        if not self.memory_limit:
+            return payload
+        if isinstance(payload, str):
+            return payload + memory_note(self.memory_limit) if "MemoryError" in payload \
+                else payload
+        if isinstance(payload, ScenarioResult):
+            name_memory_limit(payload, self.memory_limit)
+        return payload
 
     def close(self) -> None:
+        """Stop every worker: idle ones are asked to leave, busy ones are killed at once."""
         for worker in list(self.workers):
-            try:
-                if worker.task is None:
+            if worker.task is None:
+                try:
                     worker.conn.send(None)
-            except (BrokenPipeError, OSError):
-                pass
-            worker.process.join(timeout=1)
+                except (BrokenPipeError, OSError):
+                    pass
+                worker.process.join(timeout=1)
             self._retire(worker, kill=True)
+
+
+def memory_note(limit: int) -> str:
+    return f" (the worker's memory limit of {format_size(limit)} was reached: --memory-limit)"
+
+
+def name_memory_limit(result: ScenarioResult, limit: int | None) -> None:
+    """A MemoryError under a memory limit says which limit it hit."""
+    if (limit and result.outcome is Outcome.ERROR and "MemoryError" in (result.reason or "")
+            and "--memory-limit" not in (result.reason or "")):
+        result.reason = (result.reason or "") + memory_note(limit)
 
 
 def exit_text(code: int | None) -> str:

@@ -53,7 +53,7 @@ from scrubcheck.runner.collect import FailureCollector
 from scrubcheck.runner.oracle import reference_view
 from scrubcheck.runner.replay import replay_command
 from scrubcheck.runner.settings import RunSettings
-from scrubcheck.vocabulary import build_vocabulary
+from scrubcheck.vocabulary import Vocabulary
 
 #: Called with a label (a replayable chunking name) before each stream is run,
 #: so that a hang can be reported at the stream that hung.
@@ -76,8 +76,11 @@ def run_scenario(
         result.outcome = Outcome.UNSUPPORTED
         result.reason = f"{adapter.name}: {reason}"
     else:
+        run = _ScenarioRun(adapter, scenario, settings, progress)
         try:
-            _ScenarioRun(adapter, scenario, settings, progress).fill(result, only)
+            run.fill(result, only)
+        except _OutOfMemory as stop:
+            run.out_of_memory(result, stop.name)
         except Exception as exc:
             result.outcome = Outcome.ERROR
             result.reason = "harness error (not the scrubber's fault): " + "".join(
@@ -85,6 +88,30 @@ def run_scenario(
             result.notes.append(traceback.format_exc())
     result.duration_s = round(time.perf_counter() - started, 4)
     return result
+
+
+class _OutOfMemory(Exception):
+    """The scrubber raised MemoryError: the rest of the scenario would only repeat it
+    (each stream allocating up to the limit again) until the timeout."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.name = name
+
+
+def stream_deltas(
+    scenario: Scenario, name: str, seed: int, vocabulary: Vocabulary | None = None
+) -> tuple[str, ...]:
+    """The deltas a stream label names: a chunking, `trunc@C` (the recorded deltas cut
+    at C) or `reuse:P` (the recorded deltas, after the poison stream). ValueError if
+    the name is not one."""
+    recorded = tuple(scenario.deltas)
+    if name.startswith("trunc@"):
+        return truncate_deltas(recorded, int(name.removeprefix("trunc@")))
+    if name.startswith("reuse:"):
+        return recorded
+    vocabulary = vocabulary or scenario.context.vocabulary()
+    return chunking_by_name(scenario, vocabulary, name, seed).deltas
 
 
 def blank_result(scenario: Scenario, outcome: Outcome, reason: str | None = None) -> ScenarioResult:
@@ -114,7 +141,7 @@ class _ScenarioRun:
         self.progress = progress or (lambda label: None)
         self.context = scenario.context
         self.recorded = tuple(scenario.deltas)
-        self.vocabulary = build_vocabulary(scenario.context.features)
+        self.vocabulary = scenario.context.vocabulary()
         self.collector = FailureCollector(lambda name: replay_command(
             scenario.id, adapter.spec, name, settings.seed, settings.corpus_paths))
         self.outputs: dict[str, str] = {}  # interning: one copy of each distinct output
@@ -147,13 +174,24 @@ class _ScenarioRun:
     def report_robustness(self, name: str, trace: Trace) -> None:
         self.report(name, len(trace.deltas), check_exception(trace))
         self.report(name, len(trace.deltas), check_types(trace))
+        self.stop_if_out_of_memory(name, trace)
+
+    @staticmethod
+    def stop_if_out_of_memory(name: str, trace: Trace) -> None:
+        if trace.error is not None and trace.error.summary.startswith("MemoryError"):
+            raise _OutOfMemory(name)
+
+    def out_of_memory(self, result: ScenarioResult, name: str) -> None:
+        """End the scenario at the stream that ran out of memory, as an ERROR."""
+        result.failures = self.collector.failures(self.deltas_of)
+        result.chunkings_run = self.chunkings_run
+        result.checks_run = self.checks
+        result.outcome = Outcome.ERROR
+        result.reason = (f"the scrubber ran out of memory (MemoryError) under {name}; the rest "
+                         "of the scenario was not run")
 
     def deltas_of(self, name: str) -> tuple[str, ...]:
-        if name.startswith("trunc@"):
-            return truncate_deltas(self.recorded, int(name.removeprefix("trunc@")))
-        if name.startswith("reuse:"):
-            return self.recorded
-        return chunking_by_name(self.scenario, self.vocabulary, name, self.settings.seed).deltas
+        return stream_deltas(self.scenario, name, self.settings.seed, self.vocabulary)
 
     def intern(self, output: str) -> str:
         return self.outputs.setdefault(output, output)
@@ -297,6 +335,7 @@ class _ScenarioRun:
                 if robust is not None:
                     robust.detail = "re-scrubbing the output: " + robust.detail
                 self.report(run.name, run.deltas, robust)
+            self.stop_if_out_of_memory(run.name, trace)
             self.report(run.name, run.deltas, finding)
 
     def truncations(

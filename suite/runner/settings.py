@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import asdict, dataclass, field
 
 from scrubcheck.chunking import Caps
@@ -18,15 +19,22 @@ def default_jobs() -> int:
 
 @dataclass(frozen=True)
 class RunSettings:
-    seed: int = 0
-    timeout_s: float = 60.0  # per scenario; a scrubber that hangs is killed and reported TIMEOUT
+    """Everything a run is configured with; recorded in every report (`to_dict`)."""
+
+    seed: int = 0  # seeds the random chunkings and samples
+    # Wall-clock seconds per scenario, and for the once-per-run linear-time check as a
+    # whole: a scrubber that has not finished is killed and reported TIMEOUT (with the CPU
+    # seconds it used). The linear-time check sizes its measurement to fit.
+    timeout_s: float = 60.0
     level: str = "must"  # "must" or "should": which failures make the run fail
     jobs: int | None = None  # worker processes; None: all cores
-    random_count: int = 8
-    caps: Caps = field(default_factory=Caps)
+    random_count: int = 8  # seeded random chunkings per scenario
+    caps: Caps = field(default_factory=Caps)  # limits on chunking variants for long inputs
     linear_check: bool = True  # the once-per-scrubber R-ROBUST-2 measurement
-    linear_timeout_s: float = 60.0  # CPU seconds; it takes a few by design: its own timeout
     corpus_paths: tuple[str, ...] = ()  # repeated in replay commands so they find the scenario
+    # Bytes of memory each worker process may allocate (None: no limit); hitting it is an
+    # ERROR naming the limit. Processes a worker starts (peers) inherit it.
+    memory_limit: int | None = None
 
     @property
     def workers(self) -> int:
@@ -37,3 +45,25 @@ class RunSettings:
         data["jobs"] = self.workers
         data["corpus_paths"] = list(self.corpus_paths)
         return data
+
+
+_UNITS = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4}
+
+
+def parse_size(text: str) -> int:
+    """`512M`, `2G`, `1.5GiB`, `1048576` -> bytes (binary units); ValueError otherwise."""
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(?:i?B)?\s*", text, re.IGNORECASE)
+    if not match:
+        raise ValueError(f"not a size: {text!r} (use e.g. 512M or 2G)")
+    size = int(float(match.group(1)) * _UNITS[match.group(2).upper()])
+    if size <= 0:
+        raise ValueError(f"a size must be positive: {text!r}")
+    return size
+
+
+def format_size(size: int) -> str:
+    """Bytes in the largest binary unit that keeps it readable: `512 MiB`, `2 GiB`."""
+    for unit in ("T", "G", "M", "K"):
+        if size >= _UNITS[unit]:
+            return f"{size / _UNITS[unit]:g} {unit}iB"
+    return f"{size} bytes"
