@@ -53,7 +53,7 @@ from scrubcheck.runner.collect import FailureCollector
 from scrubcheck.runner.oracle import reference_view
 from scrubcheck.runner.replay import replay_command
 from scrubcheck.runner.settings import RunSettings
-from scrubcheck.vocabulary import Vocabulary
+from scrubcheck.vocabulary import Vocabulary, build_vocabulary
 
 #: Called with a label (a replayable chunking name) before each stream is run,
 #: so that a hang can be reported at the stream that hung.
@@ -110,7 +110,7 @@ def stream_deltas(
         return truncate_deltas(recorded, int(name.removeprefix("trunc@")))
     if name.startswith("reuse:"):
         return recorded
-    vocabulary = vocabulary or scenario.context.vocabulary()
+    vocabulary = vocabulary or build_vocabulary(scenario.context.features)
     return chunking_by_name(scenario, vocabulary, name, seed).deltas
 
 
@@ -141,7 +141,7 @@ class _ScenarioRun:
         self.progress = progress or (lambda label: None)
         self.context = scenario.context
         self.recorded = tuple(scenario.deltas)
-        self.vocabulary = scenario.context.vocabulary()
+        self.vocabulary = build_vocabulary(scenario.context.features)
         self.collector = FailureCollector(lambda name: replay_command(
             scenario.id, adapter.spec, name, settings.seed, settings.corpus_paths))
         self.outputs: dict[str, str] = {}  # interning: one copy of each distinct output
