@@ -2,7 +2,9 @@
 
 Exit 0 when nothing fails at `--level`, 1 on failures (ERROR and TIMEOUT
 included), 2 on usage errors, an unloadable scrubber or corpus errors (which
-are printed as file:line [id]: message; the rest of the corpus still runs).
+are printed as file:line [id]: message; the rest of the corpus still runs),
+130 when interrupted (Ctrl-C: the summary and the reports then cover what
+finished, the rest counted as not run).
 """
 
 from __future__ import annotations
@@ -14,10 +16,13 @@ import sys
 from pathlib import Path
 
 from scrubcheck.adapters import AdapterError
+from scrubcheck.checks.linear import ratios_text
 from scrubcheck.corpus import load_corpus, select
+from scrubcheck.reports.analysis import is_leak
+from scrubcheck.reports.text import output_excerpt
 from scrubcheck.results import Outcome, RunResult, ScenarioResult
 from scrubcheck.runner import RunSettings, run_corpus
-from scrubcheck.runner.settings import default_jobs
+from scrubcheck.runner.settings import default_jobs, parse_size
 
 NAME = "run"
 HELP = "run a scrubber against the corpus and the generated chunkings"
@@ -43,14 +48,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, metavar="N",
                         help="seed of the random chunkings and samples (default 0)")
     parser.add_argument("--timeout", type=float, default=60.0, metavar="S",
-                        help="seconds per scenario before the scrubber is killed (default 60)")
+                        help="wall-clock seconds per scenario, and for the linear-time check, "
+                             "before the scrubber is killed (default 60)")
+    parser.add_argument("--memory-limit", metavar="SIZE",
+                        help="memory each worker process may allocate, e.g. 512M or 2G "
+                             "(default: no limit); hitting it is an ERROR")
     parser.add_argument("--level", choices=("must", "should"), default="must",
                         help="which failures make the exit code 1 (default: must)")
     parser.add_argument("--random-chunkings", type=int, default=8, metavar="N",
                         help="seeded random chunkings per scenario (default 8)")
     parser.add_argument("--no-linear-check", action="store_true",
                         help="skip the once-per-run linear-time measurement (R-ROBUST-2)")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--no-progress", action="store_true",
+                        help="no progress bar (on a terminal) or progress lines (in a log)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -58,6 +68,10 @@ def run(args: argparse.Namespace) -> int:
         return _usage("--jobs must be at least 1")
     if args.timeout <= 0:
         return _usage("--timeout must be positive")
+    try:
+        memory_limit = parse_size(args.memory_limit) if args.memory_limit else None
+    except ValueError as exc:
+        return _usage(f"--memory-limit: {exc}")
     try:
         corpus = load_corpus(list(args.corpus) if args.corpus else None)
     except FileNotFoundError as exc:
@@ -71,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
     settings = RunSettings(
         seed=args.seed, timeout_s=args.timeout, level=args.level, jobs=args.jobs,
         random_count=args.random_chunkings, linear_check=not args.no_linear_check,
-        corpus_paths=tuple(str(p) for p in args.corpus or ()),
+        corpus_paths=tuple(str(p) for p in args.corpus or ()), memory_limit=memory_limit,
     )
     try:
         result = run_corpus(args.scrubber, scenarios, settings, progress=not args.no_progress,
@@ -130,6 +144,9 @@ def print_summary(result: RunResult, level: str, out=None) -> None:
     counts = result.counts()
     print("  ".join(f"{o.value} {counts.get(o.value, 0)}" for o in Outcome
                     if counts.get(o.value, 0) or o in (Outcome.PASS, Outcome.FAIL)), file=out)
+    leaks = sum(1 for r in rows if _problem_order(r) == 0)
+    print(f"leaks: {_plural(leaks, 'scenario')} "
+          f"{'shows' if leaks == 1 else 'show'} reasoning to the user", file=out)
     should_only = sum(1 for r in rows if r.outcome is Outcome.FAIL and r.worst_level == "SHOULD")
     if should_only:
         print(f"  of the FAILs, {should_only} fail only SHOULD rules "
@@ -144,36 +161,50 @@ def print_summary(result: RunResult, level: str, out=None) -> None:
               + ", ".join(f"{family} {count:,}" for family, count in sorted(families.items())),
               file=out)
     for check in result.scrubber_checks:
-        metrics = ", ".join(f"{k} {v:g}" for k, v in check.metrics.items() if k.startswith("ratio"))
+        ratios = ratios_text(check.metrics)
         print(f"{check.scenario_id} ({', '.join(check.rules)}): {check.outcome.value}"
-              + (f" — {metrics} (limit 12)" if metrics else "")
+              + (f" — {ratios}" if ratios else "")
               + (f" — {check.reason}" if check.reason else ""), file=out)
         for failure in check.failures:
             print(f"    {failure.detail}", file=out)
     _print_problems(rows, level, out)
+    wrote = [r for r in [*rows, *result.scrubber_checks] if r.captured_output]
+    if wrote:
+        print(f"\nthe scrubber wrote to stdout/stderr in {_plural(len(wrote), 'scenario')}: "
+              "captured per scenario (head and tail kept), never printed here; see the "
+              "failing scenarios above and the reports", file=out)
     if result.corpus_errors:
         print(f"corpus errors: {len(result.corpus_errors)} (printed above; exit 2)", file=out)
     code = result.exit_code(level)
+    if result.interrupted:
+        not_run = sum(1 for r in rows if r.outcome is Outcome.SKIPPED)
+        print(f"\ninterrupted (Ctrl-C): {len(rows) - not_run} of {len(rows)} scenarios "
+              f"finished, {not_run} not run", file=out)
+        print(f"result: INTERRUPTED (exit {code})", file=out)
+        return
     verdict = {0: "OK", 1: "FAIL", 2: "CORPUS ERRORS"}[code]
     print(f"result: {verdict} at level {level} (exit {code})", file=out)
 
 
+def _problem_order(result: ScenarioResult) -> int:
+    """Leaks first, then other MUST failures, then errors and timeouts, then SHOULD
+    (a pass has no failures, so it can only be a 2 and is never listed)."""
+    if any(is_leak(f) for f in result.failures):
+        return 0
+    if result.outcome is Outcome.FAIL:
+        return 1 if result.worst_level == "MUST" else 3
+    return 2
+
+
 def _print_problems(rows: list[ScenarioResult], level: str, out) -> None:
-    problems = [r for r in rows if r.outcome in (Outcome.FAIL, Outcome.ERROR, Outcome.TIMEOUT)]
+    problems = sorted((r for r in rows if r.outcome in (Outcome.FAIL, Outcome.ERROR,
+                                                       Outcome.TIMEOUT)), key=_problem_order)
     unsupported = [r for r in rows if r.outcome is Outcome.UNSUPPORTED]
     if problems:
-        print(f"\nfailing scenarios ({len(problems)}):", file=out)
+        print(f"\nfailing scenarios ({len(problems)}; leaks first, then MUST failures, errors "
+              "and timeouts, SHOULD failures):", file=out)
     for r in problems[:SHOWN_FAILURES]:
-        where = f"{r.file}:{r.line}"
-        if r.outcome is not Outcome.FAIL or not r.failures:
-            print(f"  {r.outcome.value:7} {r.scenario_id}  ({where})\n      {r.reason}", file=out)
-            continue
-        first = r.failures[0]
-        more = f" (+{len(r.failures) - 1} more checks)" if len(r.failures) > 1 else ""
-        print(f"  {r.outcome.value:7} {r.scenario_id}  ({where})  {first.level} {first.rule} "
-              f"{first.check} under {first.chunking}{more}", file=out)
-        print(f"      {first.detail.splitlines()[0][:300]}", file=out)
-        print(f"      replay: {first.replay}", file=out)
+        _print_problem(r, out)
     if len(problems) > SHOWN_FAILURES:
         print(f"  … {len(problems) - SHOWN_FAILURES} more (see the reports: --report-dir)",
               file=out)
@@ -185,3 +216,30 @@ def _print_problems(rows: list[ScenarioResult], level: str, out) -> None:
         print(f"\nunsupported ({len(unsupported)}, never counted as passed):", file=out)
         for reason, count in sorted(reasons.items(), key=lambda kv: -kv[1]):
             print(f"  {count:4} {reason}", file=out)
+
+
+def _print_problem(r: ScenarioResult, out) -> None:
+    """One failing scenario: what failed, where, the replay command, what it printed."""
+    where = f"{r.file}:{r.line}"
+    leak = " [leak]" if _problem_order(r) == 0 else ""
+    if r.outcome is Outcome.FAIL and r.failures:
+        first = r.failures[0]
+        more = f" (+{len(r.failures) - 1} more checks)" if len(r.failures) > 1 else ""
+        print(f"  {r.outcome.value:7} {r.scenario_id}{leak}  ({where})  {first.level} "
+              f"{first.rule} {first.check} under {first.chunking}{more}", file=out)
+        print(f"      {first.detail.splitlines()[0][:300]}", file=out)
+        replay = first.replay
+    else:
+        reason, _, replay = (r.reason or "no reason given").partition("; replay: ")
+        print(f"  {r.outcome.value:7} {r.scenario_id}{leak}  ({where})\n      {reason}", file=out)
+        if not replay and r.failures:  # e.g. an ERROR from a raising scrubber
+            replay = r.failures[0].replay
+    if replay:
+        print(f"      replay: {replay}", file=out)
+    if r.captured_output:
+        if r.outcome is Outcome.FAIL:
+            print(f"      scrubber output: {output_excerpt(r.captured_output)[0]}", file=out)
+        else:
+            print("      scrubber output:", file=out)
+            for line in output_excerpt(r.captured_output, head=2, tail=4):
+                print(f"        | {line}", file=out)

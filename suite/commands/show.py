@@ -7,16 +7,20 @@ every feed() with what it returned and the cumulative output, flush(), a
 splitter's reasoning channel, and the verdicts of that chunking's checks.
 Whitespace is shown visibly (· ¶ → ←, escapes for invisible characters).
 `scrubcheck show linear-time` repeats the once-per-run R-ROBUST-2 measurement.
-Exit 0 when the verdicts pass, 1 when they fail, 2 on usage errors.
+
+The scrubber runs in one isolated worker, as in `scrubcheck run`: `--timeout`
+wall-clock seconds, its stdout/stderr captured and shown apart, and a hang or a
+crash reported with the stream it was on instead of taking `show` down.
+Exit 0 when the verdicts pass, 1 when they fail (TIMEOUT and crashes included),
+2 on usage errors.
 """
 
 from __future__ import annotations
 
 import argparse
 import difflib
-import signal
 import sys
-from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from scrubcheck.adapters import Adapter, AdapterError, load_adapter
@@ -26,9 +30,13 @@ from scrubcheck.checks.trace import open_session
 from scrubcheck.chunking import chunking_by_name, chunking_plan
 from scrubcheck.corpus import load_corpus
 from scrubcheck.model import Scenario
+from scrubcheck.reports.text import delta_list, output_excerpt
 from scrubcheck.results import Outcome, ScenarioResult
 from scrubcheck.runner import LINEAR_ID, RunSettings, run_linear_check, run_scenario
-from scrubcheck.vocabulary import build_vocabulary
+from scrubcheck.runner.pool import Lost, Progress, Task, WorkerPool, name_memory_limit
+from scrubcheck.runner.scenario import stream_deltas
+from scrubcheck.runner.settings import parse_size
+from scrubcheck.runner.stepnote import StepNoting
 
 NAME = "show"
 HELP = "show one scenario and what a scrubber makes of it, step by step"
@@ -45,36 +53,38 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--corpus", action="append", type=Path, metavar="PATH",
                         help="corpus file or directory (default: the shipped corpus)")
     parser.add_argument("--timeout", type=float, default=60.0, metavar="S",
-                        help="give up on a scrubber that runs longer (default 60)")
+                        help="wall-clock seconds before the scrubber is killed (default 60)")
+    parser.add_argument("--memory-limit", metavar="SIZE",
+                        help="memory the worker may allocate, e.g. 512M or 2G (default: none)")
 
 
-class _Timeout(BaseException):  # not Exception: traces catch what scrubbers raise
-    pass
+@dataclass
+class Replay:
+    """What the worker saw, for the parent to print: the scrubber runs only in the worker."""
 
-
-@contextmanager
-def _deadline(seconds: float):
-    def expire(signum, frame):
-        raise _Timeout
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+    unsupported: str | None = None
+    groups: list[tuple[str, str, list[str]]] = field(default_factory=list)  # kind, text, names
+    capped: dict[str, int] = field(default_factory=dict)
+    title: str | None = None  # with --chunking: the selected stream(s)
+    traces: list[tuple[str, Trace]] = field(default_factory=list)
+    messages: list[str] = field(default_factory=list)
+    result: ScenarioResult | None = None
+    captured_output: str | None = None  # filled in by the pool
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.timeout <= 0:
+        return _usage("--timeout must be positive")
+    try:
+        memory_limit = parse_size(args.memory_limit) if args.memory_limit else None
+    except ValueError as exc:
+        return _usage(f"--memory-limit: {exc}")
     if args.id == LINEAR_ID:
-        return show_linear(args)
+        return show_linear(args, memory_limit)
     try:
         corpus = load_corpus(list(args.corpus) if args.corpus else None)
     except FileNotFoundError as exc:
         return _usage(str(exc))
-    for error in corpus.errors:  # the wanted scenario may sit in a file that did not load
-        print(error, file=sys.stderr)
     scenario = corpus.by_id().get(args.id)
     if scenario is None:
         close = difflib.get_close_matches(args.id, list(corpus.by_id()), n=5)
@@ -84,49 +94,126 @@ def run(args: argparse.Namespace) -> int:
         adapter = load_adapter(args.scrubber)
     except AdapterError as exc:
         return _usage(f"cannot load scrubber: {exc}")
-    vocabulary = build_vocabulary(scenario.context.features)
     if args.chunking and not _known_selector(scenario, args.chunking, args.seed):
         return _usage(f"unknown chunking {args.chunking!r} (see --help)")
 
     print_scenario(scenario)
     print(f"\nscrubber: {adapter.spec} ({adapter.kind})")
     settings = RunSettings(seed=args.seed, timeout_s=args.timeout,
-                           corpus_paths=tuple(str(p) for p in args.corpus or ()))
-    label = ["setup"]
-    try:
-        with _deadline(args.timeout):
-            unsupported = adapter.unsupported_reason(scenario.context)
-            if unsupported is None:
-                if args.chunking:
-                    print_steps(adapter, scenario, args.chunking, args.seed, vocabulary)
-                else:
-                    print_outputs(adapter, scenario, args.seed, vocabulary)
-            result = run_scenario(adapter, scenario, settings, only=args.chunking,
-                                  progress=lambda at: label.__setitem__(0, at))
-    except _Timeout:
-        print(f"\nTIMEOUT: no result within {args.timeout:g} s (at {label[0]})")
+                           corpus_paths=tuple(str(p) for p in args.corpus or ()),
+                           memory_limit=memory_limit)
+
+    def make_handler():
+        worker_adapter = load_adapter(args.scrubber)
+
+        def handle(task: Task, note: Progress) -> Replay:
+            assert task.scenario is not None
+            return replay(worker_adapter, task.scenario, args.chunking, settings, note)
+
+        return handle
+
+    outcome = _in_worker(Task(0, scenario, args.timeout), make_handler, memory_limit)
+    if isinstance(outcome, Lost):
+        return print_lost(outcome, scenario, args.seed)
+    if isinstance(outcome, str):
+        print(f"\nERROR: harness error in the worker:\n{outcome}")
         return 1
-    print_verdicts(result)
-    return 1 if result.outcome in (Outcome.FAIL, Outcome.ERROR, Outcome.TIMEOUT) else 0
+    if outcome.unsupported is None:
+        if args.chunking:
+            print_steps(outcome)
+        else:
+            print_outputs(outcome)
+    assert outcome.result is not None
+    print_verdicts(outcome.result)
+    print_captured(outcome.captured_output)
+    return 1 if outcome.result.outcome in (Outcome.FAIL, Outcome.ERROR, Outcome.TIMEOUT) else 0
 
 
-def show_linear(args: argparse.Namespace) -> int:
+def _in_worker(task: Task, make_handler, memory_limit: int | None) -> object:
+    """Run one task in an isolated worker: its payload, a harness traceback, or Lost."""
+    got: list[object] = []
+    with WorkerPool(1, make_handler, memory_limit=memory_limit) as pool:
+        pool.run([task], lambda _, payload: got.append(payload),
+                 lambda _, lost: got.append(lost))
+    return got[0]
+
+
+def replay(
+    adapter: Adapter, scenario: Scenario, chunking: str | None, settings: RunSettings,
+    note: Progress,
+) -> Replay:
+    """Run the scenario (in the worker) and keep what `show` prints."""
+    noting = StepNoting(adapter, note)
+    adapter, note = noting, noting.note  # type: ignore[assignment]
+    vocabulary = scenario.context.vocabulary()
+    seen = Replay(unsupported=adapter.unsupported_reason(scenario.context))
+    if seen.unsupported is None:
+        if chunking:
+            _selected_traces(adapter, scenario, chunking, settings.seed, vocabulary, seen, note)
+        else:
+            _collect_outputs(adapter, scenario, settings.seed, vocabulary, seen, note)
+    seen.result = run_scenario(adapter, scenario, settings, only=chunking, progress=note)
+    name_memory_limit(seen.result, settings.memory_limit)
+    return seen
+
+
+def show_linear(args: argparse.Namespace, memory_limit: int | None) -> int:
     """The R-ROBUST-2 measurement for one scrubber, with its numbers."""
     try:
         adapter = load_adapter(args.scrubber)
     except AdapterError as exc:
         return _usage(f"cannot load scrubber: {exc}")
-    print(f"linear-time check (R-ROBUST-2) of {adapter.spec} ({adapter.kind})")
-    try:
-        with _deadline(args.timeout):
-            result = run_linear_check(adapter)
-    except _Timeout:
-        print(f"\nTIMEOUT: no result within {args.timeout:g} s")
+    print(f"linear-time check (R-ROBUST-2) of {adapter.spec} ({adapter.kind}), "
+          f"at most {args.timeout:g} s")
+
+    def make_handler():
+        worker_adapter = load_adapter(args.scrubber)
+
+        def handle(task: Task, note: Progress) -> ScenarioResult:
+            note(LINEAR_ID)
+            return run_linear_check(worker_adapter, budget_s=task.timeout_s)
+
+        return handle
+
+    outcome = _in_worker(Task(-1, None, args.timeout), make_handler, memory_limit)
+    if isinstance(outcome, Lost):
+        return print_lost(outcome, None, args.seed)
+    if isinstance(outcome, str):
+        print(f"\nERROR: harness error in the worker:\n{outcome}")
         return 1
-    for key, value in result.metrics.items():
+    assert isinstance(outcome, ScenarioResult)
+    for key, value in outcome.metrics.items():
         print(f"  {key}: {value:g}")
-    print_verdicts(result)
-    return 0 if result.outcome is Outcome.PASS else 1
+    print_verdicts(outcome)
+    print_captured(outcome.captured_output)
+    return 0 if outcome.outcome is Outcome.PASS else 1
+
+
+def print_lost(lost: Lost, scenario: Scenario | None, seed: int) -> int:
+    """A worker that hung or died: the reason, the stream it was on, what it printed."""
+    kind = "TIMEOUT" if lost.kind == "timeout" else "ERROR"
+    where = f" while running {lost.label}" if lost.label else ""
+    killed = "; the worker was killed" if lost.kind == "timeout" else ""
+    print(f"\n{kind}: {lost.detail}{where}{killed}")
+    stream = (lost.label or "").partition(" at ")[0]
+    if scenario is not None and stream and stream != "setup":
+        try:
+            deltas = stream_deltas(scenario, stream, seed)
+        except ValueError:
+            deltas = None
+        if deltas is not None:
+            print(f"  stream {stream} ({len(deltas)} deltas): {delta_list(list(deltas))}")
+    print_captured(lost.output)
+    return 1
+
+
+def print_captured(captured: str | None) -> None:
+    """The scrubber's own stdout/stderr, apart from scrubcheck's (escapes made visible)."""
+    if not captured:
+        return
+    print("\nthe scrubber's stdout/stderr (captured; control characters escaped):")
+    for line in output_excerpt(captured, head=10, tail=20):
+        print(f"  | {line}")
 
 
 def _usage(message: str) -> int:
@@ -140,7 +227,7 @@ def _known_selector(scenario: Scenario, name: str, seed: int) -> bool:
     if name.startswith("reuse:"):
         return name[6:] in POISONS
     try:
-        chunking_by_name(scenario, build_vocabulary(scenario.context.features), name, seed)
+        chunking_by_name(scenario, scenario.context.vocabulary(), name, seed)
     except ValueError:
         return False
     return True
@@ -176,13 +263,16 @@ def print_scenario(scenario: Scenario) -> None:
         print(f"  {q(r)}")
 
 
-def print_outputs(adapter: Adapter, scenario: Scenario, seed: int, vocabulary) -> None:
+def _collect_outputs(
+    adapter: Adapter, scenario: Scenario, seed: int, vocabulary, seen: Replay, note: Progress
+) -> None:
     """Every chunking's output, grouped so that a chunking-dependent scrubber stands out."""
     plan = chunking_plan(scenario, vocabulary, seed)
     groups: dict[tuple[str, str], list[str]] = {}
     cache: dict[tuple[str, ...], Trace] = {}
     for chunking in plan.chunkings:
         if chunking.deltas not in cache:
+            note(chunking.name)
             cache[chunking.deltas] = run_stream(adapter, scenario.context, chunking.deltas)
         trace = cache[chunking.deltas]
         if trace.ok:
@@ -191,51 +281,64 @@ def print_outputs(adapter: Adapter, scenario: Scenario, seed: int, vocabulary) -
             error = trace.error
             key = ("error", f"{error.where()} raised {error.summary}" if error else "no flush")
         groups.setdefault(key, []).append(chunking.name)
+    seen.groups = [(kind, text, names) for (kind, text), names in groups.items()]
+    seen.capped = dict(plan.capped)
+
+
+def print_outputs(seen: Replay) -> None:
+    groups, count = seen.groups, sum(len(names) for _, _, names in seen.groups)
     distinct = "one output" if len(groups) == 1 else f"{len(groups)} different outputs"
-    print(f"\noutputs under {len(plan.chunkings)} chunkings ({distinct}):")
-    for (kind, text), names in groups.items():
+    print(f"\noutputs under {count} chunkings ({distinct}):")
+    for kind, text, names in groups:
         shown = ", ".join(names[:12]) + (f", … ({len(names) - 12} more)" if len(names) > 12
                                         else "")
         print(f"  {q(text) if kind == 'output' else '!! ' + text}")
         print(f"      from {len(names)}: {shown}")
-    for family, count in plan.capped.items():
-        print(f"  (long input: {count} {family} variants not run)")
+    for family, capped in seen.capped.items():
+        print(f"  (long input: {capped} {family} variants not run)")
 
 
-def _selected_trace(
-    adapter: Adapter, scenario: Scenario, name: str, seed: int, vocabulary
-) -> tuple[str, Trace | None, Trace | None]:
-    """(title, first trace, second trace) for a chunking, trunc@C or reuse:P selector."""
+def _selected_traces(
+    adapter: Adapter, scenario: Scenario, name: str, seed: int, vocabulary, seen: Replay,
+    note: Progress,
+) -> None:
+    """The trace(s) of a chunking, trunc@C or reuse:P selector."""
+    note(name)
     if name.startswith("trunc@"):
         cut = int(name[6:])
         deltas = truncate_deltas(tuple(scenario.deltas), cut)
-        title = f"recorded deltas cut at input position {cut}, flushed with finish_reason=length"
-        return title, run_stream(adapter, scenario.context.truncated(), deltas), None
+        seen.title = (f"recorded deltas cut at input position {cut}, flushed with "
+                      "finish_reason=length")
+        seen.traces = [("stream", run_stream(adapter, scenario.context.truncated(), deltas))]
+        return
     if name.startswith("reuse:"):
         poison = name[6:]
         first, second, error = run_reuse(adapter, scenario.context, tuple(scenario.deltas),
                                          poison)
         if error is not None:
-            print(f"open() raised {error.summary}")
-        title = (f"one scrubber object: the poison stream ({POISONS[poison][1]}), flush, then "
-                 "the recorded deltas")
-        return title, first, second
+            seen.messages.append(f"open() raised {error.summary}")
+        seen.title = (f"one scrubber object: the poison stream ({POISONS[poison][1]}), flush, "
+                      "then the recorded deltas")
+        if second is not None:
+            seen.traces = [("poison stream", first), ("stream", second)]
+        elif first is not None:
+            seen.traces = [("stream", first)]
+        return
     chunking = chunking_by_name(scenario, vocabulary, name, seed)
+    seen.title = f"chunking {name}"
     session = open_session(adapter, scenario.context)
     if not hasattr(session, "feed"):
-        print(f"open() raised {session.summary}")
-        return name, None, None
-    return f"chunking {name}", drive(session, chunking.deltas), None
+        seen.messages.append(f"open() raised {session.summary}")
+        return
+    seen.traces = [("stream", drive(session, chunking.deltas))]
 
 
-def print_steps(adapter: Adapter, scenario: Scenario, name: str, seed: int, vocabulary) -> None:
-    title, first, second = _selected_trace(adapter, scenario, name, seed, vocabulary)
-    print(f"\n{title}:")
-    for label, trace in (("poison stream", first if second else None),
-                         ("stream", second if second else first)):
-        if trace is None:
-            continue
-        if second is not None:
+def print_steps(seen: Replay) -> None:
+    for message in seen.messages:
+        print(message)
+    print(f"\n{seen.title}:")
+    for label, trace in seen.traces:
+        if len(seen.traces) > 1:
             print(f" {label}:")
         print_trace(trace)
 

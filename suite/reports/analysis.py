@@ -75,7 +75,9 @@ def run_level(run: RunResult) -> str:
 
 
 def verdict(run: RunResult) -> str:
-    """PASS, FAIL, or CORPUS ERROR: what the exit code of the run means."""
+    """PASS, FAIL, CORPUS ERROR or INTERRUPTED: what the exit code of the run means."""
+    if run.interrupted:
+        return "INTERRUPTED"
     code = run.exit_code(run_level(run))
     return {0: "PASS", 1: "FAIL"}.get(code, "CORPUS ERROR")
 

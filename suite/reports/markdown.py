@@ -23,7 +23,7 @@ from .scenario import (
     repro_lines,
     result_notes,
 )
-from .text import WHITESPACE_LEGEND, plural, xml_safe
+from .text import WHITESPACE_LEGEND, plural, terminal_safe, xml_safe
 
 OUTCOME_HEADERS = [o.value.lower() for o in an.OUTCOME_ORDER]
 
@@ -83,6 +83,11 @@ def summary_line(run: RunResult) -> str:
 
 def summary(run: RunResult) -> list[str]:
     lines = ["## Summary", "", summary_line(run)]
+    if run.interrupted:
+        not_run = sum(1 for r in run.results if r.outcome is Outcome.SKIPPED)
+        lines += ["", f"**Interrupted** (Ctrl-C): {len(run.results) - not_run} of "
+                  f"{len(run.results)} scenarios finished; the other {not_run} were not run "
+                  "(SKIPPED below). This report is partial."]
     if run.scrubber_checks:
         counts = an.outcome_counts(run.scrubber_checks)
         lines += ["", "Scrubber-wide checks (run once per scrubber): "
@@ -151,6 +156,14 @@ def notes_lines(notes: list[str]) -> list[str]:
     return lines
 
 
+def captured_lines(result: ScenarioResult) -> list[str]:
+    """What an in-process scrubber printed during the scenario, if anything."""
+    if not result.captured_output:
+        return []
+    return ["", "**Scrubber output** (its stdout and stderr during this scenario, captured; "
+            "control characters escaped):", "", fenced(terminal_safe(result.captured_output))]
+
+
 def check_table(result: ScenarioResult) -> list[str]:
     """One row per failing check of a scenario, worst first, numbered like the blocks."""
     rows = []
@@ -173,6 +186,7 @@ def scenario_section(number: int, result: ScenarioResult) -> list[str]:
     if result.description:
         lines += [""] + ["> " + line for line in prose(result.description).splitlines()]
     lines += notes_lines(result_notes(result))
+    lines += captured_lines(result)
     if result.holdback is not None and any(f.check == "holdback" for f in result.failures):
         lines += ["", f"Hold-back: {holdback_text(result)}."]
     metrics = metrics_text(result)
@@ -210,6 +224,7 @@ def broken_section(run: RunResult) -> list[str]:
                   f"{code_span(f'{result.file}:{result.line}')}: "
                   f"{code_span(result.reason or 'no reason given')}"]
         lines += notes_lines(result_notes(result))
+        lines += captured_lines(result)
     return lines
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..results import ScenarioResult
 from .analysis import Reproduction, reproductions, scenario_headline, scenario_title
 from .diff import diff_view
-from .text import delta_list, plural, xml_safe
+from .text import delta_list, output_excerpt, plural, xml_safe
 
 LABEL_WIDTH = 10  # "expected: " and friends line up
 MAX_CHUNKING_NAMES = 8
@@ -146,4 +146,7 @@ def scenario_text(result: ScenarioResult) -> str:
         lines.append(f"[{index}] {repro_heading(repro)}")
         lines += ["  " + line for line in repro_lines(repro, same)]
         lines.append("  " + _label("replay") + replay_command(repro))
+    if result.captured_output:
+        lines += ["", "scrubber output (stdout/stderr, captured):"]
+        lines += [f"  | {line}" for line in output_excerpt(result.captured_output)]
     return "\n".join(lines)

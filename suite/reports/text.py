@@ -17,8 +17,8 @@ import unicodedata
 from ..checks.render import WHITESPACE_MARKS
 from ..checks.render import visible as visible_whitespace
 
-__all__ = ["WHITESPACE_LEGEND", "delta_list", "display_width", "escape_char", "plural",
-           "shorten", "visible_whitespace", "xml_safe"]
+__all__ = ["WHITESPACE_LEGEND", "delta_list", "display_width", "escape_char", "output_excerpt",
+           "plural", "shorten", "terminal_safe", "visible_whitespace", "xml_safe"]
 
 _WHITESPACE_NAMES = {" ": "space", "\n": "line feed", "\t": "tab", "\r": "carriage return"}
 WHITESPACE_LEGEND = (
@@ -102,3 +102,31 @@ def delta_list(deltas: list[str], limit: int = 2000) -> str:
         shown.append(item)
         length += len(item) + 2
     return "[" + ", ".join(shown) + "]"
+
+
+def _control(char: str) -> bool:
+    code = ord(char)
+    return (code < 0x20 and char not in "\n\t") or 0x7F <= code <= 0x9F \
+        or 0xD800 <= code <= 0xDFFF
+
+
+def terminal_safe(text: str) -> str:
+    """`text` safe to print on a terminal or into a log: control characters (escape
+    sequences, carriage returns, NUL, lone surrogates) as escapes; line feeds and tabs
+    kept. For what a scrubber printed, which must not clear a screen or fake a line."""
+    if not any(_control(c) for c in text):
+        return text
+    return "".join(
+        (f"\\x{ord(c):02x}" if ord(c) < 0x100 else escape_char(c)) if _control(c) else c
+        for c in text)
+
+
+def output_excerpt(captured: str, head: int = 2, tail: int = 5, width: int = 200) -> list[str]:
+    """A captured output (runner.capture) in a few terminal-safe lines: its summary
+    line, the first `head` and the last `tail` lines, each cut to `width`."""
+    lines = terminal_safe(captured).splitlines()
+    summary, body = (lines[0], lines[1:]) if lines else ("", [])
+    if len(body) > head + tail + 1:
+        body = [*body[:head], f"… {len(body) - head - tail} more captured lines …",
+                *body[-tail:]]
+    return [shorten(line, width) for line in [summary, *body]]
