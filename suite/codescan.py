@@ -17,8 +17,8 @@ from scrubcheck.vocabulary import Tag, Vocabulary, fold
 class _TagRecorder(ReferenceScrubber):
     """The reference scanner, noting each tag it removes (position in its own output)."""
 
-    def __init__(self, features: Iterable[str]) -> None:
-        super().__init__(features=tuple(features))
+    def __init__(self, features: Iterable[str], delimiters: tuple = ()) -> None:
+        super().__init__(features=tuple(features), delimiters=delimiters)
         self.found: list[tuple[int, str]] = []
 
     def _real_tag(self, raw: str, tag: Tag) -> None:
@@ -33,8 +33,10 @@ def tags_outside_code(
 
     `vocabulary` is a Vocabulary or the feature names that are enabled.
     """
-    features = vocabulary.features if isinstance(vocabulary, Vocabulary) else vocabulary
-    recorder = _TagRecorder(features)
+    if isinstance(vocabulary, Vocabulary):  # with the caller's delimiters (SPEC R-CUSTOM-1)
+        recorder = _TagRecorder(vocabulary.features, vocabulary.delimiters)
+    else:
+        recorder = _TagRecorder(vocabulary)
     recorder.feed(text)
     recorder.flush()
     folded = fold(text)

@@ -4,6 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from scrubcheck.vocabulary import (
+    CustomDelimiter,
+    Vocabulary,
+    build_vocabulary,
+    custom_delimiters,
+)
+
 FINISH_REASONS: tuple[str | None, ...] = ("stop", "length", "tool_calls", "content_filter", None)
 #: finish reasons of a stream that was cut off rather than finished (SPEC R-CODE-6)
 CUT_OFF: frozenset[str | None] = frozenset({"length", "content_filter", None})
@@ -17,6 +24,15 @@ class Context:
     inline_answer: bool = False
     finish_reason: str | None = "stop"
     features: tuple[str, ...] = ()
+    #: SPEC R-SKIP-1: the template pre-fills the open tag but lets the model answer directly
+    may_skip_reasoning: bool = False
+    #: SPEC R-CUSTOM-1: the caller's own pairs and markers, added to the vocabulary
+    delimiters: tuple[CustomDelimiter, ...] = ()
+
+    def __post_init__(self) -> None:
+        # Callers may pass mappings ({'open', 'close'} / {'marker'}), as as_kwargs() gives.
+        if not all(isinstance(d, CustomDelimiter) for d in self.delimiters):
+            object.__setattr__(self, "delimiters", custom_delimiters(self.delimiters))
 
     @property
     def cut_off(self) -> bool:
@@ -29,19 +45,30 @@ class Context:
         A key is required when its value changes the expected output: a pre-filled
         open, the inline-answer signal (and then the finish reason, which decides
         recovery), the finish reason of a cut-off stream whose `text` ends on a
-        backtick (R-CODE-6: that run's length is unknown), and any enabled feature.
-        Only the last character of `text` is read, so callers may pass just that.
+        backtick (R-CODE-6: that run's length is unknown), any enabled feature, the
+        skip signal of a pre-filled stream (and then the finish reason, R-SKIP-1), and
+        the caller's delimiters. Only the last character of `text` is read, so callers
+        may pass just that.
         """
         keys = []
+        skip = self.may_skip_reasoning and self.starts_in_reasoning
         if self.starts_in_reasoning:
             keys.append("starts_in_reasoning")
         if self.inline_answer:
             keys.append("inline_answer")
-        if self.inline_answer or (self.cut_off and text.endswith("`")):
+        if self.inline_answer or skip or (self.cut_off and text.endswith("`")):
             keys.append("finish_reason")
         if self.features:
             keys.append("features")
+        if skip:
+            keys.append("may_skip_reasoning")
+        if self.delimiters:
+            keys.append("delimiters")
         return tuple(keys)
+
+    def vocabulary(self) -> Vocabulary:
+        """The active vocabulary: default family, enabled features, caller delimiters."""
+        return build_vocabulary(self.features, self.delimiters)
 
     def as_kwargs(self) -> dict[str, object]:
         return {
@@ -49,11 +76,13 @@ class Context:
             "inline_answer": self.inline_answer,
             "finish_reason": self.finish_reason,
             "features": tuple(self.features),
+            "may_skip_reasoning": self.may_skip_reasoning,
+            "delimiters": [d.as_dict() for d in self.delimiters],
         }
 
     def for_rescrub(self) -> Context:
         """The context of R-IDEM-1: defaults, same vocabulary."""
-        return Context(features=self.features)
+        return Context(features=self.features, delimiters=self.delimiters)
 
     def truncated(self) -> Context:
         """The context of a stream cut short (R-TRUNC-1)."""
@@ -62,6 +91,8 @@ class Context:
             inline_answer=self.inline_answer,
             finish_reason="length",
             features=self.features,
+            may_skip_reasoning=self.may_skip_reasoning,
+            delimiters=self.delimiters,
         )
 
 

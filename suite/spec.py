@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-SPEC_VERSION = "1.1.0"
+SPEC_VERSION = "1.2.0"
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,9 @@ RULES: dict[str, Rule] = {
         Rule("R-VOCAB-2", "MUST", "lookalikes and unknown vocabularies are literal"),
         Rule("R-VOCAB-3", "MUST", "enabled features behave like family tags"),
         Rule("R-VOCAB-4", "SHOULD", "features not enabled are literal"),
+        Rule("R-HARMONY-1", "MUST", "harmony headers are removed; a header never closed hides"),
+        Rule("R-HARMONY-2", "MUST", "only assistant final/commentary without recipient shows"),
+        Rule("R-HARMONY-3", "MUST", "stray harmony tokens outside code are removed"),
         Rule("R-BLOCK-1", "MUST", "an open tag starts a block that is removed whole"),
         Rule("R-BLOCK-2", "MUST", "a block ends at the first same-name close; no nesting"),
         Rule("R-BLOCK-3", "MUST", "several, empty and mid-line blocks"),
@@ -42,10 +45,15 @@ RULES: dict[str, Rule] = {
         Rule("R-UNCLOSED-2", "MUST", "inline-answer recovery only with the signal and stop"),
         Rule("R-UNCLOSED-3", "MUST", "no recovery for length or without the signal"),
         Rule("R-UNCLOSED-4", "MUST", "a partial tag at end of stream is answer text"),
+        Rule("R-SKIP-1", "MUST", "may-skip pre-fill never closed, stop: the stream is answer"),
+        Rule("R-SKIP-2", "MUST", "nothing of a may-skip pre-fill shows before it is decided"),
+        Rule("R-SKIP-3", "MUST", "no skip recovery for length, no reason, or no signal"),
         Rule("R-ORPHAN-1", "MUST", "an orphan close is removed, text before stays"),
         Rule("R-ORPHAN-2", "MUST", "pre-filled open: text before the first close is reasoning"),
         Rule("R-TAG-1", "MUST", "no tag outside code in the output, spliced tags included"),
         Rule("R-CTX-1", "MUST", "context reaches the scrubber or the stream is unsupported"),
+        Rule("R-CUSTOM-1", "MUST", "caller delimiters add to the vocabulary, matched literally"),
+        Rule("R-CUSTOM-2", "MUST", "a delimiter shared by several pairs serves each of them"),
         Rule("R-LEAK-1", "MUST", "no reasoning in the output at any point"),
         Rule("R-IDEM-1", "MUST", "scrubbing the output again changes nothing"),
         Rule("R-CHUNK-1", "MUST", "output independent of delta boundaries"),

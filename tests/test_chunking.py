@@ -16,7 +16,7 @@ from scrubcheck.chunking import (
     tag_spans,
 )
 from scrubcheck.model import Context, Scenario
-from scrubcheck.vocabulary import build_vocabulary
+from scrubcheck.vocabulary import Tag, Vocabulary, build_vocabulary
 
 VOCAB = build_vocabulary()
 
@@ -74,9 +74,14 @@ def test_tags_chunking_uses_the_active_vocabulary():
 
 
 def test_tag_spans_prefer_the_longest_tag():
-    vocab = build_vocabulary(("harmony",))
+    # Since SPEC 1.2 no vocabulary holds a tag that is a prefix of another, so the
+    # preference is pinned on a hand-made table.
+    tags = {t: Tag(t, "open", frozenset({"x"})) for t in ("<|a|>", "<|a|>b<|c|>", "<|c|>")}
+    vocab = Vocabulary(frozenset(), tags)
+    assert tag_spans("<|a|>b<|c|>x<|c|>", vocab) == [(0, 11), (12, 17)]
+    harmony = build_vocabulary(("harmony",))
     text = "<|channel|>analysis<|message|>x<|end|>"
-    assert tag_spans(text, vocab) == [(0, 30), (31, 38)]
+    assert tag_spans(text, harmony) == [(0, 11), (19, 30), (31, 38)]
 
 
 def test_random_chunkings_are_deterministic_by_seed_and_scenario():

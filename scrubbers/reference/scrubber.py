@@ -22,9 +22,12 @@ previous version check it). Memory stays flat on an endless stream when
 
 from __future__ import annotations
 
-from scrubcheck.model import CUT_OFF
-from scrubcheck.vocabulary import FEATURES, Tag
+from collections.abc import Iterable, Mapping
 
+from scrubcheck.model import CUT_OFF
+from scrubcheck.vocabulary import FEATURES, CustomDelimiter, Tag, custom_delimiters, fold
+
+from .harmony import MAX_HEADER, message_is_visible
 from .spans import BACKTICK_RUN, LineIndex, RunState, guarded_until
 from .tables import MatchTable, tables_for
 
@@ -43,20 +46,28 @@ class ReferenceScrubber:
         inline_answer: bool = False,
         finish_reason: str | None = "stop",
         features: tuple[str, ...] | list[str] | frozenset[str] = (),
+        may_skip_reasoning: bool = False,
+        delimiters: Iterable[Mapping[str, object] | CustomDelimiter] = (),
         record_cuts: bool = True,
     ) -> None:
-        """`record_cuts=False` keeps no removal points (`last_cuts` stays empty), so that
+        """`delimiters`: the caller's pairs and markers (SPEC R-CUSTOM-1), as mappings
+        {'open', 'close'} or {'marker'}; an unusable set raises DelimiterError here.
+        `record_cuts=False` keeps no removal points (`last_cuts` stays empty), so that
         memory does not grow with the number of removed pieces in a very long stream."""
         self._record_cuts = record_cuts
         self._starts_in_reasoning = bool(starts_in_reasoning)
         self._inline_answer = bool(inline_answer)
+        # SPEC R-SKIP-1: with both signals the inline-answer reading wins (it shows less)
+        self._may_skip = bool(may_skip_reasoning) and not self._inline_answer
         self._finish_reason = finish_reason
-        self._tables = tables_for(frozenset(features))
+        self._tables = tables_for(frozenset(features), custom_delimiters(delimiters))
         self.last_cuts: list[int] = []
         self._reset()
 
     # ------------------------------------------------------------------ API
     def feed(self, delta: str) -> str:
+        if self._skip_text is not None:  # SPEC R-SKIP-2: undecided until the end or a close
+            self._skip_text.append(delta)
         # Fast paths: a delta with no character that could change the state (no tag
         # start, backtick or line feed) while nothing is held, the common case, is
         # placed whole. Tables whose classify was changed have no special_chars.
@@ -137,8 +148,17 @@ class ReferenceScrubber:
         self._block_runs = RunState()
         self._block_line: list[str] | None = None
         self._block_has_newline = False
+        # harmony header (SPEC R-HARMONY-1): its text, and whether `<|start|>` opened it
+        self._header: list[str] | None = None
+        self._header_len = 0
+        self._header_start = False
+        # SPEC R-SKIP-1: the whole input while a pre-filled block that may be an answer
+        # is open (None when that cannot happen, or once a close ended the block)
+        self._skip_text: list[str] | None = None
         if self._starts_in_reasoning:
             self._enter_block(self._tables.any_close)
+            if self._may_skip:
+                self._skip_text = []
 
     def _take(self) -> str:
         out = "".join(self._out)
@@ -442,7 +462,13 @@ class ReferenceScrubber:
         self._cut()
         self._drop_run = self._last_backtick and not self._stack
         if tag.kind == "open":
-            self._enter_block(self._tables.closes_by_name[tag.name])
+            closes = self._tables.closes_by_name[tag.names]
+            if tag.header:  # SPEC R-HARMONY-1: a header, read when `<|message|>` ends it
+                self._enter_block(closes, recover=False)
+                self._header = []
+                self._header_start = fold(raw) == "<|start|>"
+            else:
+                self._enter_block(closes)
 
     # ---------------------------------------------------------- fenced code
     def _open_fence(self, char: str, length: int, opener_line: bool) -> None:
@@ -493,30 +519,46 @@ class ReferenceScrubber:
         return i
 
     # ---------------------------------------------------------------- block
-    def _enter_block(self, closes: MatchTable) -> None:
+    def _enter_block(self, closes: MatchTable, recover: bool = True) -> None:
+        """`recover=False`: R-UNCLOSED-2 never recovers from this block (a harmony
+        header or hidden message, SPEC R-HARMONY-1/2)."""
         self._mode = BLOCK
         self._closes = closes
         self._partial = ""
         self._block_run = 0
         self._block_runs.reset()
-        self._block_line = [] if self._inline_answer else None
+        self._block_line = [] if self._inline_answer and recover else None
         self._block_has_newline = False
 
     def _leave_block(self) -> None:
+        header, self._header = self._header, None
         self._mode = OUT
         self._closes = None
         self._block_line = None
+        self._skip_text = None  # a close ended the pre-filled block: it was reasoning
+        if header is not None and not message_is_visible(self._header_start, "".join(header)):
+            # SPEC R-HARMONY-2: analysis, tool calls, other roles: hidden to the message's end
+            assert self._tables.harmony_message is not None
+            self._enter_block(self._tables.harmony_message, recover=False)
 
     def _keep(self, text: str) -> None:
         if self._block_line is not None and text:
             self._block_line.append(text)
+        if self._header is not None:
+            self._add_header(text)
+
+    def _add_header(self, text: str) -> None:
+        """Collect header text, no more than makes it too long to be a header."""
+        if self._header_len <= MAX_HEADER:
+            self._header.append(text[: MAX_HEADER + 1 - self._header_len])  # type: ignore[union-attr]
+            self._header_len += len(text)
 
     def _scan_block(self, s: str, i: int, n: int) -> int:
         table = self._closes
         assert table is not None
         while i < n:
-            if self._deferred is not None or self._mode != BLOCK:
-                return i
+            if self._deferred is not None or self._mode != BLOCK or self._closes is not table:
+                return i  # decided, or a harmony header gave way to its hidden message
             c = s[i]
             if self._block_run:
                 if c == "`":
@@ -555,6 +597,8 @@ class ReferenceScrubber:
                 self._block_has_newline = True
                 if self._block_line is not None:
                     self._block_line = []
+                if self._header is not None:
+                    self._add_header(c)
                 i += 1
             elif c == "`":
                 j = BACKTICK_RUN.match(s, i).end()
@@ -589,6 +633,15 @@ class ReferenceScrubber:
 
     # --------------------------------------------------------- end of stream
     def _end_of_stream(self, finish_reason: str | None, allow_recovery: bool) -> None:
+        if self._mode == BLOCK and self._skip_text is not None and allow_recovery:
+            # SPEC R-SKIP-1: the pre-filled block never closed and the model stopped: it
+            # skipped reasoning, and the whole stream is answer text (read as such).
+            whole, self._skip_text = "".join(self._skip_text), None
+            self._leave_block()
+            if finish_reason == "stop":
+                self._process(whole, eof=True)
+                self._end_of_stream(finish_reason, allow_recovery=False)
+                return
         if self._mode == BLOCK:
             if self._block_run:
                 self._block_runs.add(self._block_run)

@@ -11,7 +11,14 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from scrubcheck.vocabulary import Tag, build_vocabulary, fold
+from scrubcheck.vocabulary import (
+    HARMONY_HEADER,
+    HARMONY_MESSAGE,
+    CustomDelimiter,
+    Tag,
+    build_vocabulary,
+    fold,
+)
 
 
 @dataclass(frozen=True)
@@ -68,20 +75,35 @@ def _table(tags: list[Tag]) -> MatchTable:
 
 @dataclass(frozen=True)
 class Tables:
-    """Everything one stream needs: the outside table and one close table per block name."""
+    """Everything one stream needs: the outside table, the close table of every open
+    tag's names (a block ends at a close sharing a name, SPEC R-BLOCK-2, R-CUSTOM-2),
+    and the closes that end a pre-filled block (SPEC R-ORPHAN-2)."""
 
     outside: MatchTable
-    closes_by_name: dict[str, MatchTable]
+    closes_by_name: dict[frozenset[str], MatchTable]
     any_close: MatchTable
     max_tag_len: int
 
+    @property
+    def harmony_header(self) -> MatchTable | None:
+        """The close table of a harmony header (SPEC R-HARMONY-1), when enabled."""
+        return self.closes_by_name.get(frozenset({HARMONY_HEADER}))
+
+    @property
+    def harmony_message(self) -> MatchTable | None:
+        """The close table of a hidden harmony message (SPEC R-HARMONY-2), when enabled."""
+        return self.closes_by_name.get(frozenset({HARMONY_MESSAGE}))
+
 
 @lru_cache(maxsize=64)
-def tables_for(features: frozenset[str]) -> Tables:
-    vocabulary = build_vocabulary(tuple(sorted(features)))
+def tables_for(features: frozenset[str], delimiters: tuple[CustomDelimiter, ...] = ()) -> Tables:
+    vocabulary = build_vocabulary(features, delimiters)
     tags = vocabulary.tags
-    closes = [t for t in tags if t.kind == "close"]
-    by_name: dict[str, MatchTable] = {}
-    for tag in closes:
-        by_name[tag.name] = _table([t for t in closes if t.name == tag.name])
-    return Tables(_table(tags), by_name, _table(closes), vocabulary.max_len)
+    by_name: dict[frozenset[str], MatchTable] = {}
+    for tag in tags:
+        if tag.kind == "open" and tag.names not in by_name:
+            by_name[tag.names] = _table(vocabulary.closes_of(tag))
+    ends = [t for t in tags if t.kind == "close" and HARMONY_MESSAGE in t.names]
+    if ends:
+        by_name[frozenset({HARMONY_MESSAGE})] = _table(ends)
+    return Tables(_table(tags), by_name, _table(vocabulary.block_closes()), vocabulary.max_len)

@@ -15,6 +15,8 @@ CONTEXT_KEYS: tuple[str, ...] = (
     "inline_answer",
     "finish_reason",
     "features",
+    "may_skip_reasoning",
+    "delimiters",
 )
 
 

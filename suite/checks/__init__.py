@@ -8,6 +8,7 @@
     invariance.py   R-CHUNK-1
     idempotence.py  R-IDEM-1
     truncation.py   R-TRUNC-1
+    undecided.py    R-SKIP-2 (a may-skip pre-fill shows nothing before it is decided)
     reuse.py        R-REUSE-1
     holdback.py     R-STREAM-1 / R-STREAM-2 (SHOULD)
     linear.py       R-ROBUST-2, once per scrubber

@@ -1,5 +1,6 @@
 """R-TRUNC-1: a stream cut at any point and flushed with finish_reason `length`
-leaks nothing of the reasoning it carried so far, whole or in part.
+leaks nothing of the reasoning it carried so far, whole or in part (and, with
+`may_skip_reasoning`, shows nothing of a pre-filled block it cut, R-SKIP-2).
 
 Each cut feeds the recorded deltas up to the cut (the last one shortened) to a
 fresh session opened with `context.truncated()`. What flush() releases there is
@@ -13,6 +14,7 @@ from scrubcheck.checks.findings import Finding
 from scrubcheck.checks.leak import LeakDetector
 from scrubcheck.checks.leaks import check_leak
 from scrubcheck.checks.trace import Trace, run_stream
+from scrubcheck.checks.undecided import check_undecided
 from scrubcheck.model import Context
 
 
@@ -45,10 +47,13 @@ def run_truncation(
     of one of them is free of the (fewer) windows live at the cut, so it is not
     scanned again (this keeps 1 MiB scenarios fast).
     """
-    trace = run_stream(adapter, context.truncated(), truncate_deltas(deltas, cut))
+    kept = truncate_deltas(deltas, cut)
+    trace = run_stream(adapter, context.truncated(), kept)
     if any(full.startswith(trace.output) for full in clean):
-        return trace, None
-    return trace, check_leak(trace, detector, seen=cut, rule="R-TRUNC-1")
+        # A prefix of a clean output leaks nothing, but may still be undecided text.
+        return trace, check_undecided(context, "".join(kept), trace)
+    leak = check_leak(trace, detector, seen=cut, rule="R-TRUNC-1")
+    return trace, leak or check_undecided(context, "".join(kept), trace)
 
 
 def held_at_flush(trace: Trace) -> int | None:

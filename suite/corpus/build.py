@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from scrubcheck.model import Context, Scenario
+from scrubcheck.vocabulary import custom_delimiters
 
 
 def context_from(raw: Mapping[str, object] | None) -> Context:
@@ -15,6 +16,8 @@ def context_from(raw: Mapping[str, object] | None) -> Context:
         inline_answer=bool(raw.get("inline_answer", False)),
         finish_reason=raw.get("finish_reason", "stop"),
         features=tuple(raw.get("features", ())),
+        may_skip_reasoning=bool(raw.get("may_skip_reasoning", False)),
+        delimiters=custom_delimiters(raw.get("delimiters", ())),
     )
 
 

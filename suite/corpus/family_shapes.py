@@ -84,7 +84,7 @@ def build_prefill(params: Mapping[str, object]) -> Iterator[Generated]:
     closes = [(slug(n), f"</{n}>", ()) for n in FAMILY_NAMES]
     if params.get("features", True):
         closes += [(d.key.removesuffix("-close"), d.text, (d.feature,))
-                   for d in feature_delimiters() if d.kind == "close"]
+                   for d in feature_delimiters() if d.kind == "close" and not d.header]
     for key, close, features in closes:
         for variant in ("plain", "stale-orphan"):
             rng = random.Random(f"{seed}:{key}:{variant}")

@@ -6,7 +6,7 @@ from scrubcheck.corpus.overlap import overlaps
 from scrubcheck.corpus.schema import Problem
 from scrubcheck.model import Scenario
 from scrubcheck.spec import RULES, SPEC_VERSION
-from scrubcheck.vocabulary import FEATURES
+from scrubcheck.vocabulary import FEATURES, DelimiterError
 
 
 def check_rules(rules: tuple[str, ...]) -> list[Problem]:
@@ -26,6 +26,11 @@ def check_scenario(scenario: Scenario) -> list[Problem]:
             known = ", ".join(sorted(FEATURES))
             problems.append(Problem(("context", "features", i),
                                     f"unknown feature {feature!r} (known: {known})"))
+    if scenario.context.delimiters and not problems:
+        try:  # SPEC R-CUSTOM-1: an unusable configuration is no scenario
+            scenario.context.vocabulary()
+        except DelimiterError as exc:
+            problems.append(Problem(("context", "delimiters"), f"unusable delimiters: {exc}"))
     text = scenario.text
     present = []
     for i, reasoning in enumerate(scenario.reasoning):

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from scrubcheck.corpus.prose import Topic
 from scrubcheck.corpus.streams import Stream, cut, slug
-from scrubcheck.vocabulary import FAMILY_NAMES, FEATURES
+from scrubcheck.vocabulary import FAMILY_NAMES, FEATURES, Feature
 
 LAYOUTS: tuple[str, ...] = ("start", "mid", "end")
 
@@ -23,6 +23,7 @@ class Delimiter:
     open_tag: str
     close_tag: str
     feature: str | None = None
+    header: bool = False  # a harmony header token (SPEC R-HARMONY-1): no block of its own
 
 
 def default_delimiters() -> Iterator[Delimiter]:
@@ -34,15 +35,39 @@ def default_delimiters() -> Iterator[Delimiter]:
 
 
 def feature_delimiters(features: list[str] | None = None) -> Iterator[Delimiter]:
-    """Every open, close and marker of the given features (all when None), R-VOCAB-3 order."""
+    """Every open, close and marker of the given features (all when None), R-VOCAB-3 order.
+
+    A pair with several closes gives one delimiter per close (`-close`, `-close-2`...);
+    harmony's tokens are keyed by their names (`harmony-start`, `harmony-message`...).
+    """
     for name, feature in FEATURES.items():
         if features is not None and name not in features:
             continue
-        for i, (open_tag, close_tag) in enumerate(feature.pairs, start=1):
-            yield Delimiter(f"{name}-{i}-open", open_tag, "open", open_tag, close_tag, name)
-            yield Delimiter(f"{name}-{i}-close", close_tag, "close", open_tag, close_tag, name)
+        if feature.header:
+            yield from _harmony_delimiters(feature)
+            continue
+        for i, (open_tag, closes) in enumerate(feature.pairs, start=1):
+            yield Delimiter(f"{name}-{i}-open", open_tag, "open", open_tag, closes[0], name)
+            for j, close_tag in enumerate(closes, start=1):
+                suffix = "" if j == 1 else f"-{j}"
+                yield Delimiter(f"{name}-{i}-close{suffix}", close_tag, "close", open_tag,
+                                close_tag, name)
         for i, marker in enumerate(feature.markers, start=1):
             yield Delimiter(f"{name}-marker-{i}", marker, "marker", "", "", name)
+
+
+def _harmony_delimiters(feature: Feature) -> Iterator[Delimiter]:
+    message = feature.pairs[0][1][0]
+    seen = []
+    for open_tag, _ in feature.pairs:
+        seen.append((open_tag, "open"))
+    seen.append((message, "close"))
+    seen += [(end, "close") for end in feature.ends] + [(m, "marker") for m in feature.markers]
+    for text, kind in seen:
+        key = f"{feature.name}-{slug(text)}"
+        yield Delimiter(key, text, kind, text if kind == "open" else "",
+                        message if kind == "open" else "", feature.name, header=text in
+                        {o for o, _ in feature.pairs} | {message})
 
 
 def pair_stream(open_tag: str, close_tag: str, topic: Topic, layout: str) -> Stream:
@@ -59,11 +84,52 @@ def pair_stream(open_tag: str, close_tag: str, topic: Topic, layout: str) -> Str
 
 
 def harmony_stream(topic: Topic) -> Stream:
-    """gpt-oss output leaked as text: analysis channel, then the final channel's markers."""
-    (open_tag, close_tag), = FEATURES["harmony"].pairs
-    start, final, ret = FEATURES["harmony"].markers
-    s = Stream().block(open_tag, topic.reasoning, close_tag).tag(start).tag(final)
-    return s.answer(f"{topic.lead} {topic.tail}").tag(ret)
+    """gpt-oss output leaked as text (SPEC R-HARMONY-1/2): an analysis message, a tool
+    call with a recipient and a content type, then the final answer. Every harmony
+    token is its own piece, so a family can cut inside any of them."""
+    s = Stream().tag("<|channel|>").tag("analysis").tag("<|message|>")
+    s.reasoning(topic.reasoning).tag("<|end|>")
+    s.tag("<|start|>").tag("assistant").tag("<|channel|>").tag("commentary to=functions.lookup ")
+    s.tag("<|constrain|>").tag("json").tag("<|message|>")
+    s.reasoning('{"note": "' + topic.reasoning.split(";")[0].split(",")[0] + '"}').tag("<|call|>")
+    s.tag("<|start|>").tag("assistant").tag("<|channel|>").tag("final").tag("<|message|>")
+    return s.answer(f"{topic.lead} {topic.tail}").tag("<|return|>")
+
+
+def kimi_xtml_stream(topic: Topic) -> Stream:
+    """Kimi-K3 XTML: think, response and the message close, each `<|sep|>` a marker."""
+    s = Stream().block("<|open|>think", f"<|sep|>{topic.reasoning}", "<|close|>think")
+    s.tag("<|sep|>").tag("<|open|>response").tag("<|sep|>").answer(f"{topic.lead} {topic.tail}")
+    s.tag("<|close|>response").tag("<|sep|>").tag("<|close|>message").tag("<|sep|>")
+    return s.tag("<|end_of_msg|>")
+
+
+def solar_open_stream(topic: Topic) -> Stream:
+    """Solar Open: the think turn ends at `<|end|>`, the answer turn follows its markers."""
+    s = Stream().block("<|think|>", topic.reasoning, "<|end|>").tag("<|begin|>assistant")
+    return s.tag("<|content|>").answer(f"{topic.lead} {topic.tail}").tag("<|flush|>")
+
+
+def apertus_stream(topic: Topic) -> Stream:
+    """Apertus: the inner (deliberation) section, then the answer and the turn end."""
+    s = Stream().block("<|inner_prefix|>", topic.reasoning, "<|inner_suffix|>")
+    return s.answer(f"{topic.lead} {topic.tail}").tag("<|assistant_end|>")
+
+
+def gemma_stream(topic: Topic) -> Stream:
+    """Gemma 4: the thought channel with its label, the answer, the turn end."""
+    s = Stream().block("<|channel>", f"thought\n{topic.reasoning}", "<channel|>")
+    return s.answer(f"{topic.lead} {topic.tail}").tag("<turn|>")
+
+
+#: a realistic stream holding every marker of a feature (pairs use `pair_stream`)
+FEATURE_STREAMS: dict[str, Callable[[Topic], Stream]] = {
+    "harmony": harmony_stream,
+    "kimi-xtml": kimi_xtml_stream,
+    "solar-open": solar_open_stream,
+    "apertus": apertus_stream,
+    "gemma-channel": gemma_stream,
+}
 
 
 def wrapper_stream(open_marker: str, close_marker: str, topic: Topic) -> Stream:
@@ -73,9 +139,9 @@ def wrapper_stream(open_marker: str, close_marker: str, topic: Topic) -> Stream:
 
 
 def delimiter_stream(d: Delimiter, topic: Topic, layout: str) -> Stream:
-    """A realistic stream in which delimiter `d` occurs (once, as a removed tag)."""
-    if d.feature == "harmony":
-        return harmony_stream(topic)
+    """A realistic stream in which delimiter `d` occurs (at least once, as a removed tag)."""
+    if d.feature == "harmony" or (d.kind == "marker" and d.feature in FEATURE_STREAMS):
+        return FEATURE_STREAMS[d.feature](topic)
     if d.kind == "marker":
         markers = FEATURES[d.feature].markers if d.feature else ()
         i = markers.index(d.text) // 2 * 2

@@ -20,6 +20,7 @@ from scrubcheck.generate.model import (
     Answer,
     Block,
     Bypass,
+    Harmony,
     Item,
     Marker,
     Orphan,
@@ -33,8 +34,13 @@ from scrubcheck.generate.model import (
 )
 from scrubcheck.generate.pieces import (
     CODE_WORDS,
+    CUSTOM_SETS,
     FENCE_INFO,
     FENCE_LINES,
+    HARMONY_CHANNELS,
+    HARMONY_CONSTRAINS,
+    HARMONY_RECIPIENTS,
+    HARMONY_ROLES,
     ODD_UNICODE,
     PUNCTUATION,
     WHITESPACE,
@@ -45,9 +51,12 @@ from scrubcheck.generate.pieces import (
     lookalikes,
 )
 from scrubcheck.model import FINISH_REASONS, Context
-from scrubcheck.vocabulary import FEATURES, Tag, build_vocabulary
+from scrubcheck.vocabulary import FEATURES, HARMONY_MESSAGE, Tag
 
-ITEM_KINDS = ("prose", "block", "span", "fence", "orphan", "nested", "bypass", "splice", "marker")
+ITEM_KINDS = ("prose", "block", "span", "fence", "orphan", "nested", "bypass", "splice", "marker",
+              "harmony")
+#: what a pre-filled stream whose model skipped reasoning is made of (R-SKIP-1)
+SKIP_KINDS = ("prose", "span", "fence", "marker")
 
 
 @dataclass(frozen=True)
@@ -93,21 +102,34 @@ class _Builder:
                 enabled = tuple(features)
         prefill = "starts_in_reasoning" in keys and chance(ch, 4)
         inline = {"inline_answer", "finish_reason"} <= keys and chance(ch, 4)
+        skip = prefill and {"may_skip_reasoning", "finish_reason"} <= keys and chance(ch, 2)
         finish = "stop"
-        if inline and ch.below(2):
+        if (inline or skip) and ch.below(2):
             finish = pick(ch, FINISH_REASONS[1:])
-        return Context(prefill, inline, finish, enabled)
+        delimiters = ()
+        if "delimiters" in keys and chance(ch, 4):
+            delimiters = pick(ch, CUSTOM_SETS)
+        return Context(prefill, inline, finish, enabled, skip, delimiters)
 
     def use(self, context: Context) -> None:
-        self.vocabulary = build_vocabulary(context.features)
+        self.vocabulary = context.vocabulary()
         tags = self.vocabulary.tags
-        self.opens = [t for t in tags if t.kind == "open"]
+        # harmony's header tokens open no plain block: they get their own item
+        self.all_opens = [t for t in tags if t.kind == "open"]
+        self.opens = [t for t in self.all_opens if not t.header]
         self.closes = [t for t in tags if t.kind == "close"]
+        self.block_closes = self.vocabulary.block_closes()
         self.markers = [t for t in tags if t.kind == "marker"]
+        self.message_ends = [t for t in tags if HARMONY_MESSAGE in t.names]
         self.foreign = foreign_delimiters(self.vocabulary)
         self.literals = answer_literals(self.vocabulary)
+        self.no_closes = False  # R-SKIP-1 streams hold no close at all
         if context.features:
             self.label("features")
+        if context.delimiters:
+            self.label("custom")
+        if context.may_skip_reasoning and context.starts_in_reasoning:
+            self.label("may-skip")
 
     def text_of(self, tag: Tag) -> str:
         style = self.ch.below(4)
@@ -116,7 +138,8 @@ class _Builder:
         return case_variant(tag.text, style)
 
     def close_of(self, tag: Tag) -> Tag:
-        return next(t for t in self.closes if t.name == tag.name)
+        """One of the closes that end `tag`'s block (some pairs have several)."""
+        return pick(self.ch, self.vocabulary.closes_of(tag))
 
     # -- reasoning -------------------------------------------------------------
     def canaries(self) -> str:
@@ -148,8 +171,8 @@ class _Builder:
             return NOISE, pick(ch, (" ", "\t") if one_line else ("\n", "\n\n", "\r\n", " "))
         if kind == 2:
             self.label("open-in-block")
-            return NOISE, self.text_of(pick(ch, self.opens))
-        if kind == 3:
+            return NOISE, self.text_of(pick(ch, self.all_opens))
+        if kind == 3 and not self.no_closes:
             others = [t for t in self.closes if t.text not in ending]
             if others:
                 self.label("other-close")
@@ -158,7 +181,7 @@ class _Builder:
             options = [*self.foreign, *(lk for lk in lookalikes("think") if "\n" not in lk)]
             self.label("foreign-in-block")
             return NOISE, pick(ch, options)
-        if kind == 5 and not one_line:
+        if kind == 5 and not one_line and not self.no_closes:
             closes = [t for t in self.closes if t.text in ending]
             self.label("code-in-block")
             inner = self.text_of(pick(ch, closes))
@@ -197,14 +220,15 @@ class _Builder:
     def code_content(self) -> str:
         ch = self.ch
         kind = ch.below(4)
-        if kind == 1:
+        if kind == 1 and not self.no_closes:
             opener = pick(ch, self.opens)
             return self.text_of(opener) + "x" + self.text_of(self.close_of(opener))
         if kind == 2:
             return pick(ch, CODE_WORDS)
         if kind == 3:
             return pick(ch, [lk for lk in self.literals if "\n" not in lk]).strip()
-        return self.text_of(pick(ch, self.vocabulary.tags))
+        tags = [t for t in self.vocabulary.tags if not (self.no_closes and t.kind == "close")]
+        return self.text_of(pick(ch, tags))
 
     def span(self) -> Answer:
         self.label("span")
@@ -223,7 +247,8 @@ class _Builder:
         lines = [self.fence_line()]
         while more(ch, len(lines), 4, 2):
             lines.append(self.fence_line())
-        text = char * length + pick(ch, FENCE_INFO) + eol + "".join(line + eol for line in lines)
+        infos = [i for i in FENCE_INFO if not (self.no_closes and "</" in i)]
+        text = char * length + pick(ch, infos) + eol + "".join(line + eol for line in lines)
         if unclosed:
             return Answer(text.removesuffix(eol) if chance(ch, 2) else text, "open-fence")
         closing = char * (length + ch.below(2)) + pick(ch, ("", " ", "\t"))
@@ -271,7 +296,45 @@ class _Builder:
             return [self.bypass()]
         if kind == "splice":
             return [self.splice()]
+        if kind == "harmony" and self.message_ends:
+            return [self.harmony()]
         return [Answer(self.prose())]
+
+    def harmony(self) -> Harmony:
+        """R-HARMONY-1/2: a message whose header this builder composes from parts, and
+        whose meaning it states from those parts (never by reading the text)."""
+        ch = self.ch
+        self.label("harmony")
+        start = ch.below(3) != 0  # else the bare `<|channel|>...` a model writes first
+        channel_token = self.vocabulary.lookup("<|channel|>")
+        start_token = self.vocabulary.lookup("<|start|>")
+        assert channel_token is not None and start_token is not None
+        role = pick(ch, HARMONY_ROLES) if start else "assistant"
+        channel = pick(ch, HARMONY_CHANNELS[0 if start else 1:])
+        recipient = pick(ch, HARMONY_RECIPIENTS)
+        in_role = start and recipient is not None and ch.below(2) == 1
+        header = role if start else ""
+        if recipient is not None and in_role:
+            header += " to=" + recipient
+        if channel is not None:
+            header += (self.text_of(channel_token) if start else "") + channel
+        if recipient is not None and not in_role:
+            header += " to=" + recipient
+        header += pick(ch, HARMONY_CONSTRAINS)
+        opener = self.text_of(start_token if start else channel_token)
+        visible = (role.lower() == "assistant" and recipient is None
+                   and (channel or "").lower() in ("final", "commentary"))
+        content: str | Reasoning
+        if visible:
+            self.label("harmony-visible")
+            content = self.prose()
+            end = pick(ch, [None, *self.message_ends])
+        else:
+            self.label("harmony-tool" if recipient is not None else "harmony-hidden")
+            content = self.reasoning(list(self.message_ends))
+            end = pick(ch, self.message_ends)
+        return Harmony(opener, header, visible, content,
+                       self.text_of(end) if end is not None else None)
 
     def nested(self) -> list[Item]:
         """`<think>a <think>b</think>c</think>`: no nesting is counted (R-BLOCK-2)."""
@@ -297,7 +360,7 @@ class _Builder:
     def splice(self) -> Splice:
         ch = self.ch
         self.label("splice")
-        tag = pick(ch, [*self.opens, *self.closes])
+        tag = pick(ch, [t for t in (*self.opens, *self.closes) if len(t.text) > 1])
         text = self.text_of(tag)
         at = 1 + ch.below(len(text) - 1)
         inner: Block | Orphan
@@ -314,7 +377,7 @@ class _Builder:
         """R-UNCLOSED-1..3: the last line is answer only when it will be recovered."""
         ch = self.ch
         self.label("unclosed")
-        ends = [self.close_of(opener)] if opener else list(self.closes)
+        ends = self.vocabulary.closes_of(opener) if opener else list(self.block_closes)
         recovers = context.inline_answer and context.finish_reason == "stop"
         if recovers and chance(ch, 4):
             reasoning = self.reasoning(ends, one_line=True)
@@ -329,17 +392,34 @@ class _Builder:
             last = self.canaries()
         return Unclosed(self.text_of(opener) if opener else "", reasoning, last)
 
+    def skipped(self, context: Context) -> StreamModel:
+        """R-SKIP-1: the model answered at once and never closed the pre-filled block:
+        answer text without any close (an open block may be left at the end)."""
+        ch = self.ch
+        self.label("skipped")
+        self.no_closes = True
+        items: list[Item] = [Answer(self.prose())]
+        kinds = [k for k in SKIP_KINDS if k != "marker" or self.markers]
+        while more(ch, len(items), self.profile.max_items, 3):
+            items.extend(self.item(pick(ch, kinds)))
+        tail = self.unclosed(context, pick(ch, self.opens)) if chance(ch, 3) else None
+        return StreamModel(context, None, tuple(items), tail, tuple(self.labels), skipped=True)
+
     def build(self) -> StreamModel:
         ch = self.ch
         context = self.context()
         self.use(context)
         if context.starts_in_reasoning:
             self.label("prefill")
-            if chance(ch, 4):
+            skips = (context.may_skip_reasoning and not context.inline_answer
+                     and context.finish_reason == "stop")
+            if skips and chance(ch, 2):
+                return self.skipped(context)
+            if not skips and chance(ch, 4):
                 tail = self.unclosed(context, None)
                 return StreamModel(context, None, (), tail, tuple(self.labels))
-            reasoning = self.reasoning(list(self.closes))
-            prefill = Prefill(reasoning, self.text_of(pick(ch, self.closes)))
+            reasoning = self.reasoning(list(self.block_closes))
+            prefill = Prefill(reasoning, self.text_of(pick(ch, self.block_closes)))
         else:
             prefill = None
         items = self.items()
@@ -351,7 +431,7 @@ class _Builder:
             items.append(self.fence(unclosed=True))
         elif ending == 3:
             self.label("partial-end")
-            text = self.text_of(pick(ch, self.vocabulary.tags))
+            text = self.text_of(pick(ch, [t for t in self.vocabulary.tags if len(t.text) > 1]))
             items.append(Answer(text[: 1 + ch.below(len(text) - 1)]))
         last = items[-1] if items else None
         if context.cut_off and tail is None and isinstance(last, Answer) and last.text[-1:] == "`":

@@ -3,7 +3,9 @@
 A generated stream is a list of parts whose meaning is fixed by construction:
 answer text (prose, code spans, fences), blocks, orphan closes, markers and the
 composite shapes of SPEC (a guard bypassed by unequal backticks, a spliced tag,
-a pre-filled open, an unclosed block with or without an inline answer).
+a pre-filled open, an unclosed block with or without an inline answer, a
+pre-filled block the model skipped, a harmony message whose header the builder
+composed and whose meaning it states).
 `render` turns it into input text and computes the expected visible output
 from the structure alone: answer text joined, nothing trimmed (R-WS-1), a
 backtick run after a removed piece dropped where R-CODE-7 says so.
@@ -22,7 +24,7 @@ from dataclasses import dataclass, field
 from scrubcheck.corpus.overlap import overlaps
 from scrubcheck.corpus.streams import ANSWER, REASONING, TAG
 from scrubcheck.model import Context
-from scrubcheck.vocabulary import Tag, all_feature_tag_texts, build_vocabulary, fold
+from scrubcheck.vocabulary import Tag, all_feature_tag_texts, fold
 
 CANARY, NOISE, CODE = "canary", "noise", "code"
 _RUNS = re.compile("`+")
@@ -114,6 +116,23 @@ class Prefill:
 
 
 @dataclass(frozen=True)
+class Harmony:
+    """R-HARMONY-1/2: one harmony message, `opener` + `header` + `<|message|>` + content.
+
+    `visible` is what the header means, stated by whoever composed it (the builder
+    decides it from the role, channel and recipient it chose, never by reading the
+    text). A visible message's content is answer text (`str`); a hidden one's is
+    reasoning that `end` (required) ends. `end` is `<|end|>`, `<|call|>`,
+    `<|return|>` or None."""
+
+    opener: str
+    header: str
+    visible: bool
+    content: str | Reasoning
+    end: str | None = None
+
+
+@dataclass(frozen=True)
 class Unclosed:
     """R-UNCLOSED-1..3: a block still open at the end. `open` is "" when it is the
     pre-filled block. `last_line` follows a line feed: recovered as answer text under
@@ -124,16 +143,23 @@ class Unclosed:
     last_line: str | None = None
 
 
-Item = Answer | Block | Orphan | Marker | Bypass | Splice
+Item = Answer | Block | Orphan | Marker | Bypass | Splice | Harmony
+
+MESSAGE = "<|message|>"
 
 
 @dataclass(frozen=True)
 class StreamModel:
+    """`skipped`: R-SKIP-1, the stream starts in a pre-filled block that never closes
+    and the model skipped reasoning: `items` (and `unclosed`, an open block) are the
+    answer, read from the start of the stream."""
+
     context: Context = field(default_factory=Context)
     prefill: Prefill | None = None
     items: tuple[Item, ...] = ()
     unclosed: Unclosed | None = None
     labels: tuple[str, ...] = ()  # shapes the builder used, for rules and reports
+    skipped: bool = False
 
 
 @dataclass(frozen=True)
@@ -171,14 +197,14 @@ class _Invalid(Exception):
 class _Renderer:
     def __init__(self, model: StreamModel) -> None:
         self.model = model
-        self.vocabulary = build_vocabulary(model.context.features)
+        self.vocabulary = model.context.vocabulary()
         self.pieces: list[tuple[str, str]] = []
         self.visible = ""
         self.cuts: list[int] = []
         self.literal: list[tuple[int, int]] = []  # code regions of `visible`
         self.canaries: list[str] = []
         self.foreign: list[str] = []
-        self.closes = [t for t in self.vocabulary.tags if t.kind == "close"]
+        self.closes = self.vocabulary.block_closes()  # what ends a pre-filled block
 
     # -- output ------------------------------------------------------------
     def answer(self, text: str, *, literal: bool = False, fence: bool = False) -> None:
@@ -231,12 +257,15 @@ class _Renderer:
         self.canaries.extend(reasoning.canary_runs)
 
     def same_name(self, tag: Tag) -> list[Tag]:
-        return [t for t in self.closes if t.name == tag.name]
+        return self.vocabulary.closes_of(tag)
 
     # -- parts ---------------------------------------------------------------
     def block(self, block: Block) -> None:
         tag = self.tag(block.open, ("open",))
-        self.tag(block.close, ("close",))
+        if tag.header:
+            raise _Invalid(f"{block.open!r} opens a harmony header, not a block")
+        if self.tag(block.close, ("close",)) not in self.same_name(tag):
+            raise _Invalid(f"{block.close!r} does not close {block.open!r}")
         self.block_body(block.reasoning, block.close, self.same_name(tag))
         self.removed((TAG, block.open), (REASONING, block.reasoning.text), (TAG, block.close))
 
@@ -254,8 +283,35 @@ class _Renderer:
             self.removed((TAG, item.text))
         elif isinstance(item, Bypass):
             self.bypass(item)
+        elif isinstance(item, Harmony):
+            self.harmony(item)
         else:
             self.splice(item)
+
+    def harmony(self, item: Harmony) -> None:
+        """R-HARMONY-1: the header is removed; R-HARMONY-2: the message is answer text
+        or hidden up to its end token, as the composer of the header said."""
+        opener = self.tag(item.opener, ("open",))
+        if not opener.header:
+            raise _Invalid(f"{item.opener!r} is not a harmony header opener")
+        if fold(MESSAGE) in fold(item.header) or "`" in item.header:
+            raise _Invalid("a header holds <|message|> or a backtick")
+        header = item.opener + item.header + MESSAGE
+        ends = [t for t in self.closes if t.kind == "close" and "harmony:message" in t.names]
+        if item.end is not None and self.tag(item.end, ("close",)) not in ends:
+            raise _Invalid(f"{item.end!r} does not end a harmony message")
+        if item.visible:
+            if not isinstance(item.content, str):
+                raise _Invalid("a visible harmony message holds answer text")
+            self.removed((TAG, header))
+            self.answer(item.content)
+            if item.end is not None:
+                self.removed((TAG, item.end))
+            return
+        if not isinstance(item.content, Reasoning) or item.end is None:
+            raise _Invalid("a hidden harmony message holds reasoning and ends")
+        self.block_body(item.content, item.end, ends)
+        self.removed((TAG, header), (REASONING, item.content.text), (TAG, item.end))
 
     def bypass(self, item: Bypass) -> None:
         if not item.lead or "`" in item.lead + item.trail or "\n" in item.trail:
@@ -277,6 +333,8 @@ class _Renderer:
 
     def splice(self, item: Splice) -> None:
         tag = self.tag(item.tag, ("open", "close"))
+        if tag.header and tag.kind == "open":
+            raise _Invalid("a spliced harmony header opener is not modelled")
         if not 0 < item.at < len(item.tag):
             raise _Invalid("a splice must cut inside the tag")
         self.cuts.append(len(self.visible))
@@ -298,7 +356,10 @@ class _Renderer:
     def unclosed(self, tail: Unclosed) -> None:
         context = self.model.context
         if tail.open:
-            ends = self.same_name(self.tag(tail.open, ("open",)))
+            opener = self.tag(tail.open, ("open",))
+            if opener.header:
+                raise _Invalid("an unclosed harmony header is not modelled")
+            ends = self.same_name(opener)
         else:
             ends = self.closes
         content = tail.reasoning.text + ("" if tail.last_line is None else "\n" + tail.last_line)
@@ -344,7 +405,9 @@ def render(model: StreamModel) -> RenderedStream:
     r = _Renderer(model)
     problem = None
     try:
-        if model.context.starts_in_reasoning:
+        if model.skipped:
+            _check_skipped(model)
+        elif model.context.starts_in_reasoning:
             if model.prefill is not None:
                 r.tag(model.prefill.close, ("close",))
                 r.block_body(model.prefill.reasoning, model.prefill.close, r.closes)
@@ -362,6 +425,8 @@ def render(model: StreamModel) -> RenderedStream:
             r.unclosed(model.unclosed)
         _check_foreign(r, model)
         r.finish()
+        if model.skipped:
+            _check_never_closed(r)
     except _Invalid as exc:
         problem = str(exc)
     text = "".join(t for _, t in r.pieces)
@@ -378,9 +443,30 @@ def render(model: StreamModel) -> RenderedStream:
     )
 
 
+def _check_skipped(model: StreamModel) -> None:
+    """R-SKIP-1 holds only with the signal, the pre-fill, `stop`, and without
+    `inline_answer` (which would win); and the answer is all there is."""
+    ctx = model.context
+    if not (ctx.starts_in_reasoning and ctx.may_skip_reasoning and ctx.finish_reason == "stop"
+            and not ctx.inline_answer):
+        raise _Invalid("a skipped pre-fill needs starts_in_reasoning, may_skip_reasoning, "
+                       "finish_reason stop and no inline_answer")
+    if model.prefill is not None or (model.unclosed is not None and not model.unclosed.open):
+        raise _Invalid("a skipped pre-fill has no pre-filled part of its own")
+
+
+def _check_never_closed(r: _Renderer) -> None:
+    """Read as the pre-filled block first, the stream must hold no close that ends it
+    (anywhere, code included: inside the block fences guard nothing)."""
+    text = fold("".join(t for _, t in r.pieces))
+    for close in r.closes:
+        if fold(close.text) in text:
+            raise _Invalid(f"{close.text!r} would end the pre-filled block: not skipped")
+
+
 def _check_foreign(r: _Renderer, model: StreamModel) -> None:
     """Record which delimiters of features that are not enabled stand in the answer."""
-    enabled = {fold(t.text) for t in r.vocabulary.tags}
+    enabled = set(r.vocabulary.by_folded)
     folded = fold(r.visible)
     r.foreign.extend(d for d in all_feature_tag_texts()
                      if fold(d) not in enabled and fold(d) in folded)

@@ -9,7 +9,13 @@ entry first, because shrinking moves towards index 0.
 
 from __future__ import annotations
 
-from scrubcheck.vocabulary import FAMILY_NAMES, FEATURES, Vocabulary, feature_tags
+from scrubcheck.vocabulary import (
+    FAMILY_NAMES,
+    FEATURES,
+    CustomDelimiter,
+    Vocabulary,
+    feature_tags,
+)
 
 WORDS: tuple[str, ...] = (
     "Hi", "Sure", "the", "answer", "is", "Paris", "42", "done", "result", "total",
@@ -40,6 +46,39 @@ NON_ASCII_CASE: tuple[str, ...] = (
 CODE_WORDS: tuple[str, ...] = ("x", "print(x)", "a ` b", "a `` b", "--flag", "f(<x>)")
 FENCE_INFO: tuple[str, ...] = ("", "py", "text <think>", "xml", "md </think>")
 FENCE_LINES: tuple[str, ...] = ("x = 1", "print('hi')", "", "  indented", "# comment")
+
+#: Harmony header parts (R-HARMONY-2). Roles other than `assistant` hide their message
+#: (a tool's reply carries its own `to=assistant`); channels are `final`, `commentary`
+#: (a preamble without a recipient) and hidden ones; None: no channel at all.
+HARMONY_ROLES: tuple[str, ...] = (
+    "assistant", "Assistant", "user", "system", "developer", "functions.get_weather to=assistant",
+)
+HARMONY_CHANNELS: tuple[str | None, ...] = (
+    None, "final", "analysis", "commentary", "FINAL", "summary",
+)
+HARMONY_RECIPIENTS: tuple[str | None, ...] = (
+    None, "functions.web_search", "functions.get_current_weather", "browser.search", "python",
+)
+HARMONY_CONSTRAINS: tuple[str, ...] = ("", " <|constrain|>json", "<|constrain|>json", " json",
+                                       " code")
+
+
+def _custom(*pairs: tuple[str, str] | str) -> tuple[CustomDelimiter, ...]:
+    return tuple(CustomDelimiter(marker=p) if isinstance(p, str) else CustomDelimiter(*p)
+                 for p in pairs)
+
+
+#: Caller-configured delimiter sets (R-CUSTOM-1/2): regex metacharacters, one character,
+#: sharing an open or a close with the default family, a marker. None of them can be
+#: formed by the answer stocks, and each fits every feature (a test checks both).
+CUSTOM_SETS: tuple[tuple[CustomDelimiter, ...], ...] = (
+    _custom(("<reflect>", "</reflect>")),
+    _custom(("{{.*}}", "{{/.*}}"), ("^[r]$", "^[/r]$")),
+    _custom(("\u00a7", "\u00b6")),
+    _custom(("<think>", "</reflect>")),
+    _custom(("<reflect>", "</think>"), "@@answer@@"),
+    _custom(("<a<b>", "</a<b>"), ("\u00ab", "\u00bb")),
+)
 
 
 def lookalikes(name: str) -> tuple[str, ...]:

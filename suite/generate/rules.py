@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from scrubcheck.generate.model import RenderedStream
+from scrubcheck.model import Context
 from scrubcheck.spec import RULES
+from scrubcheck.vocabulary import build_vocabulary, fold
 
 #: builder label -> the SPEC rules a stream with that shape exercises
 LABEL_RULES: dict[str, tuple[str, ...]] = {
@@ -29,6 +31,13 @@ LABEL_RULES: dict[str, tuple[str, ...]] = {
     "prefill": ("R-ORPHAN-2",),
     "splice": ("R-TAG-1",),
     "unicode": ("R-ROBUST-1",),
+    "harmony": ("R-HARMONY-1",),
+    "harmony-visible": ("R-HARMONY-2",),
+    "harmony-hidden": ("R-HARMONY-2",),
+    "harmony-tool": ("R-HARMONY-2",),
+    "skipped": ("R-SKIP-1",),
+    "may-skip": ("R-SKIP-2",),
+    "custom": ("R-CUSTOM-1",),
 }
 
 
@@ -42,6 +51,18 @@ def shape_rules(stream: RenderedStream) -> tuple[str, ...]:
         found.add("R-UNCLOSED-2" if stream.context.finish_reason == "stop" else "R-UNCLOSED-3")
     if stream.foreign:
         found.add("R-VOCAB-4")
+    ctx = stream.context
+    if ctx.may_skip_reasoning and "prefill" in stream.labels and ctx.finish_reason != "stop":
+        found.add("R-SKIP-3")
+    if ctx.delimiters and _shares_a_text(ctx):
+        found.add("R-CUSTOM-2")
     if sum(1 for role, _ in stream.pieces if role == "tag") > 2:
         found.add("R-BLOCK-3")
     return tuple(r for r in RULES if r in found)
+
+
+def _shares_a_text(context: Context) -> bool:
+    """Whether a caller's delimiter is also a delimiter without it (R-CUSTOM-2)."""
+    known = build_vocabulary(context.features).by_folded
+    return any(fold(t) in known for d in context.delimiters for t in (d.open, d.close, d.marker)
+               if t)

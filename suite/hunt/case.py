@@ -20,7 +20,6 @@ from scrubcheck.generate import (
     shape_rules,
 )
 from scrubcheck.model import Context
-from scrubcheck.vocabulary import build_vocabulary
 
 
 @dataclass(frozen=True)
@@ -61,7 +60,7 @@ def build_case(ch: Chooser, profile: Profile, *, soup: bool = True) -> Case | No
     can vouch for (generators discard those)."""
     if soup and ch.below(4) == 3:
         context = choose_context(ch, profile)
-        text = choose_soup(ch, build_vocabulary(context.features))
+        text = choose_soup(ch, context.vocabulary())
         return Case(context, choose_partition(ch, text), choose_partition(ch, text),
                     ch.below(len(text) + 1))
     stream = build_stream(ch, profile)
