@@ -11,7 +11,15 @@ from collections.abc import Mapping
 
 from jsonschema import Draft202012Validator
 
-from scrubcheck.corpus import family_case, family_long, family_shapes, family_split, family_unclosed
+from scrubcheck.corpus import (
+    family_case,
+    family_harmony,
+    family_long,
+    family_shapes,
+    family_skip,
+    family_split,
+    family_unclosed,
+)
 from scrubcheck.corpus.family_base import Family
 from scrubcheck.corpus.schema import Problem, problems_of
 from scrubcheck.corpus.semantics import check_rules
@@ -27,6 +35,8 @@ FAMILIES: dict[str, Family] = {
         family_shapes.CROSS_FAMILY,
         family_shapes.PREFILL_FAMILY,
         family_unclosed.FAMILY,
+        family_skip.FAMILY,
+        family_harmony.FAMILY,
         family_long.FAMILY,
     )
 }

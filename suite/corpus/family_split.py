@@ -16,6 +16,7 @@ from scrubcheck.corpus.streams import TAG, cut
 from scrubcheck.corpus.templates import (
     LAYOUTS,
     Delimiter,
+    custom_delimiters_to_split,
     default_delimiters,
     delimiter_stream,
     feature_delimiters,
@@ -25,9 +26,12 @@ from scrubcheck.vocabulary import FEATURES
 
 
 def delimiters(params: Mapping[str, object]) -> list[Delimiter]:
-    """The tags this entry splits: the default family or the (chosen) features."""
+    """The tags this entry splits: the default family, the (chosen) features, or the
+    caller-configured delimiters of `templates.CUSTOM_CASES`."""
     if params.get("source", "default") == "default":
         return list(default_delimiters())
+    if params["source"] == "custom":
+        return list(custom_delimiters_to_split())
     chosen = params.get("features")
     return list(feature_delimiters(list(chosen) if chosen is not None else None))
 
@@ -47,7 +51,7 @@ def build(params: Mapping[str, object]) -> Iterator[Generated]:
                 deltas=cut(stream.text, [start + k]),
                 reasoning=stream.reasoning_strings,
                 visible=stream.visible,
-                context=Context(features=features),
+                context=Context(features=features, delimiters=d.custom),
             )
 
 
@@ -55,7 +59,7 @@ FAMILY = Family(
     name="split-every-position",
     summary="every tag split into two deltas at every interior position",
     params_schema=params_schema({
-        "source": {"enum": ["default", "features"]},
+        "source": {"enum": ["default", "features", "custom"]},
         "features": {"type": "array", "items": {"enum": sorted(FEATURES)}, "uniqueItems": True},
         "seed": {"type": "integer"},
     }),

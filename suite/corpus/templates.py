@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from scrubcheck.corpus.prose import Topic
 from scrubcheck.corpus.streams import Stream, cut, slug
-from scrubcheck.vocabulary import FAMILY_NAMES, FEATURES, Feature
+from scrubcheck.vocabulary import FAMILY_NAMES, FEATURES, CustomDelimiter, Feature
 
 LAYOUTS: tuple[str, ...] = ("start", "mid", "end")
 
@@ -24,6 +24,7 @@ class Delimiter:
     close_tag: str
     feature: str | None = None
     header: bool = False  # a harmony header token (SPEC R-HARMONY-1): no block of its own
+    custom: tuple[CustomDelimiter, ...] = ()  # the caller's delimiters it needs (R-CUSTOM-1)
 
 
 def default_delimiters() -> Iterator[Delimiter]:
@@ -54,6 +55,31 @@ def feature_delimiters(features: list[str] | None = None) -> Iterator[Delimiter]
                                 close_tag, name)
         for i, marker in enumerate(feature.markers, start=1):
             yield Delimiter(f"{name}-marker-{i}", marker, "marker", "", "", name)
+
+
+#: caller-configured delimiters worth splitting (R-CUSTOM-1/2): regex metacharacters,
+#: one character (no interior split point: listed for the other families), sharing an
+#: open or a close with the default family, a marker
+CUSTOM_CASES: dict[str, tuple[CustomDelimiter, ...]] = {
+    "reflect": (CustomDelimiter("<reflect>", "</reflect>"),),
+    "regex": (CustomDelimiter("{{.*}}", "{{/.*}}"),),
+    "one-char": (CustomDelimiter("\u00a7", "\u00b6"),),
+    "shared-open": (CustomDelimiter("<think>", "</reflect>"),),
+    "shared-close": (CustomDelimiter("<reflect>", "</think>"),),
+    "marker": (CustomDelimiter(marker="@@answer@@"),),
+}
+
+
+def custom_delimiters_to_split() -> Iterator[Delimiter]:
+    """Every open, close and marker of CUSTOM_CASES, with the configuration it needs."""
+    for name, custom in CUSTOM_CASES.items():
+        for d in custom:
+            if d.marker:
+                yield Delimiter(f"custom-{name}-marker", d.marker, "marker", "", "", custom=custom)
+                continue
+            yield Delimiter(f"custom-{name}-open", d.open, "open", d.open, d.close, custom=custom)
+            yield Delimiter(f"custom-{name}-close", d.close, "close", d.open, d.close,
+                            custom=custom)
 
 
 def _harmony_delimiters(feature: Feature) -> Iterator[Delimiter]:
@@ -142,6 +168,9 @@ def delimiter_stream(d: Delimiter, topic: Topic, layout: str) -> Stream:
     """A realistic stream in which delimiter `d` occurs (at least once, as a removed tag)."""
     if d.feature == "harmony" or (d.kind == "marker" and d.feature in FEATURE_STREAMS):
         return FEATURE_STREAMS[d.feature](topic)
+    if d.kind == "marker" and d.custom:
+        s = Stream().block("<think>", f"\n{topic.reasoning}\n", "</think>").answer("\n\n")
+        return s.tag(d.text).answer(f"{topic.lead} {topic.tail}")
     if d.kind == "marker":
         markers = FEATURES[d.feature].markers if d.feature else ()
         i = markers.index(d.text) // 2 * 2
