@@ -14,7 +14,11 @@ from scrubcheck.corpus.family_case import LOOKALIKES
 from scrubcheck.corpus.family_long import long_stream
 from scrubcheck.corpus.overlap import overlaps
 from scrubcheck.corpus.prose import TOPICS
-from scrubcheck.corpus.templates import default_delimiters, feature_delimiters
+from scrubcheck.corpus.templates import (
+    custom_delimiters_to_split,
+    default_delimiters,
+    feature_delimiters,
+)
 from scrubcheck.corpus.yamlsource import parse_yaml
 from scrubcheck.model import Scenario
 from scrubcheck.vocabulary import FAMILY_NAMES, FEATURES, fold
@@ -71,7 +75,8 @@ def test_split_covers_every_interior_position_of_every_default_tag(
             assert s.deltas[0].endswith(d.text[:k]) and s.deltas[1].startswith(d.text[k:])
             assert s.context.features == ()
     assert len(_family(generated, "split-every-position")) == sum(
-        len(d.text) - 1 for d in [*default_delimiters(), *feature_delimiters()])
+        len(d.text) - 1 for d in [*default_delimiters(), *feature_delimiters(),
+                                  *custom_delimiters_to_split()])
 
 
 def test_split_covers_every_feature_delimiter_with_its_feature(
@@ -112,6 +117,9 @@ def test_visible_is_the_input_without_its_blocks(generated: dict[str, Scenario],
             feature_pairs += [(o, c) for o, closes in feature.pairs for c in closes]
             # after the blocks, a close left over is an orphan: removed like a marker
             markers += [*feature.markers, *(c for _, closes in feature.pairs for c in closes)]
+        for d in s.context.delimiters:  # the caller's own (R-CUSTOM-1)
+            feature_pairs += [(d.open, d.close)] if d.open else []
+            markers += [d.marker or d.close]
         assert _strip_blocks(s.text, feature_pairs, markers) == s.visible, s.id
         for reasoning in s.reasoning:
             assert reasoning not in s.visible
@@ -207,3 +215,34 @@ def test_reference_scrubber_agrees_with_every_generated_expectation(
         if out not in (s.expected_outputs or (out,)):
             wrong.append(s.id)
     assert wrong == []
+
+
+def test_skip_matrix_shows_the_answer_only_with_the_signal_stop_and_no_close(
+        generated: dict[str, Scenario]) -> None:
+    """SPEC R-SKIP-1..3, judged from each case's context and text, not its recipe."""
+    cases = _family(generated, "skip-matrix")
+    assert len(cases) == 5 * 2 * 2 * 4
+    for s in cases:
+        ctx = s.context
+        assert ctx.starts_in_reasoning
+        if "</think>" in s.text:  # the model reasoned: everything before the close is hidden
+            assert s.visible == s.text.split("</think>", 1)[1], s.id
+        elif ctx.inline_answer and ctx.finish_reason == "stop" and "\n" in s.text:
+            assert s.visible == s.text.rsplit("\n", 1)[1], s.id  # R-UNCLOSED-2 wins
+        elif ctx.may_skip_reasoning and ctx.finish_reason == "stop" and not ctx.inline_answer:
+            assert s.visible == s.text, s.id
+        else:
+            assert s.visible == "", s.id
+
+
+def test_harmony_headers_show_only_an_assistant_final_or_commentary_message(
+        generated: dict[str, Scenario]) -> None:
+    cases = _family(generated, "harmony-headers")
+    shown = [s for s in cases if s.description.endswith(": answer text.")]
+    assert len(shown) == 4  # <|start|>assistant and bare <|channel|>, x final, commentary
+    for s in shown:
+        assert "-assistant-" in s.id and "no-recipient" in s.id
+        assert s.id.split("-assistant-")[1].split("-")[0] in ("final", "commentary")
+    for s in cases:
+        assert s.reasoning or s in shown
+        assert not any(token in s.visible for token in ("<|message|>", "<|channel|>", "to="))

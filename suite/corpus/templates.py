@@ -75,10 +75,10 @@ def custom_delimiters_to_split() -> Iterator[Delimiter]:
     for name, custom in CUSTOM_CASES.items():
         for d in custom:
             if d.marker:
-                yield Delimiter(f"custom-{name}-marker", d.marker, "marker", "", "", custom=custom)
+                yield Delimiter(f"{name}-marker", d.marker, "marker", "", "", custom=custom)
                 continue
-            yield Delimiter(f"custom-{name}-open", d.open, "open", d.open, d.close, custom=custom)
-            yield Delimiter(f"custom-{name}-close", d.close, "close", d.open, d.close,
+            yield Delimiter(f"{name}-open", d.open, "open", d.open, d.close, custom=custom)
+            yield Delimiter(f"{name}-close", d.close, "close", d.open, d.close,
                             custom=custom)
 
 
