@@ -23,6 +23,7 @@ run under a memory limit (RLIMIT_DATA, set in the forked worker only).
 
 from __future__ import annotations
 
+import faulthandler
 import multiprocessing
 import os
 import resource
@@ -96,6 +97,11 @@ def _isolate_io(out_fd: int) -> None:
                       buffering=1, closefd=False)
     sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace",  # noqa: SIM115
                       buffering=1, closefd=False)
+    # A fault handler inherited from the parent (pytest enables one, as does
+    # PYTHONFAULTHANDLER) writes to its own copy of the parent's stderr: point it at
+    # the pipe, so a segfault's traceback is part of the crashed task's output.
+    if faulthandler.is_enabled():
+        faulthandler.enable(file=sys.stderr)
 
 
 def _flush_io() -> None:
