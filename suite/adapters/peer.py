@@ -6,8 +6,8 @@ one `run` request to the peer's adapter program (docs/protocol.md), so the
 chunking matrix costs one round trip per stream, not per delta. A peer that
 crashes, hangs or breaks the protocol turns the stream into a scrubber error
 carrying the tail of its stderr, and is restarted for the next stream, until
-the circuit breaker (`scrubcheck.peers.breaker`) stops the scenario and then
-the run: a broken peer costs a few failed requests, not one per stream.
+the circuit breaker (`scrubcheck.peers.breaker`) stops asking it: a broken
+peer costs a few failed requests per run, not one per stream.
 """
 
 from __future__ import annotations
@@ -200,12 +200,15 @@ class PeerAdapter(Adapter):
                 timeout_from: str = "the peer's timeout_s") -> dict:
         """One request to the peer (starting it, and checking its hello, when needed).
 
-        Raises PeerFailureError when this request failed, PeerGivenUp when the circuit
-        breaker stops the scenario or the run (then nothing is sent)."""
+        Raises PeerFailureError when the request failed; when the circuit breaker stops
+        (`scrubcheck.peers.breaker`), the error carries its PeerGivenUp instead, and once it
+        has given up on the peer nothing is sent at all."""
         from scrubcheck.peers.breaker import Failure
         from scrubcheck.peers.process import PeerFailure
 
-        self.breaker.check()
+        given_up = self.breaker.given_up()
+        if given_up is not None:
+            raise PeerFailureError(given_up)
         try:
             if not self.process.alive():
                 self.hello = self.process.request(
@@ -218,8 +221,8 @@ class PeerAdapter(Adapter):
             response = self.process.request(message, timeout_s or self.manifest.timeout_s,
                                             timeout_from)
         except PeerFailure as exc:
-            self.breaker.failed(Failure(exc.kind, str(exc), exc.stderr_tail))
-            raise PeerFailureError(exc) from exc
+            stop = self.breaker.failed(Failure(exc.kind, str(exc), exc.stderr_tail))
+            raise PeerFailureError(stop or exc) from exc
         if message.get("op") != "hello":
             self.breaker.succeeded()
         return response
@@ -248,7 +251,8 @@ class PeerAdapter(Adapter):
 
 
 class PeerFailureError(Exception):
-    """The peer died, hung or broke the protocol during a request."""
+    """The peer died, hung or broke the protocol during a request (a PeerFailure), or the
+    circuit breaker stopped asking it (a PeerGivenUp)."""
 
     def __init__(self, failure: Exception) -> None:
         super().__init__(str(failure))
