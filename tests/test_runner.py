@@ -273,3 +273,45 @@ def test_worker_cpu_time_is_measured_from_proc():
         pytest.skip("no /proc here: the pool falls back to wall-clock timeouts")
     sum(i * i for i in range(300_000))
     assert cpu_seconds(os.getpid()) > before
+
+
+def test_linear_check_under_a_tiny_budget_is_not_measured_rather_than_passed():
+    import time
+
+    from scrubcheck.runner import run_linear_check
+
+    started = time.monotonic()
+    result = run_linear_check(load_adapter("reference"), budget_s=0.5)
+    assert time.monotonic() - started < 2.0
+    assert result.outcome is Outcome.TIMEOUT and result.checks_run == 0
+    assert "not measured" in result.reason and "0.5 s wall-clock budget" in result.reason
+    assert "--timeout" in result.reason
+
+
+def test_output_capture_keeps_head_and_tail_and_counts_what_it_dropped():
+    from scrubcheck.runner.capture import HEAD_BYTES, TAIL_BYTES, OutputCapture
+
+    capture = OutputCapture()
+    assert capture.text() is None
+    for i in range(10_000):
+        capture.feed(b"line %05d\n" % i)
+    text = capture.text()
+    assert text.startswith("[110,000 bytes, 10,000 lines of stdout/stderr; ")
+    assert "line 00000" in text and "line 09999" in text and "line 05000" not in text
+    assert f"{110_000 - HEAD_BYTES - TAIL_BYTES:,} bytes not kept" in text
+    assert len(text) < HEAD_BYTES + TAIL_BYTES + 200
+    small = OutputCapture()
+    small.feed(b"one\n")
+    assert small.text() == "[4 bytes, 1 line of stdout/stderr]\none\n"
+
+
+@pytest.mark.parametrize(("text", "size"), [("512M", 512 * 2**20), ("2G", 2 * 2**30),
+                                            ("1.5GiB", 3 * 2**29), ("4096", 4096)])
+def test_memory_sizes_read_with_binary_units(text, size):
+    from scrubcheck.runner.settings import format_size, parse_size
+
+    assert parse_size(text) == size
+    assert parse_size(format_size(size).replace(" ", "")) == size
+    for bad in ("", "12X", "-1G", "0"):
+        with pytest.raises(ValueError):
+            parse_size(bad)
