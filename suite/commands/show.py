@@ -85,6 +85,8 @@ def run(args: argparse.Namespace) -> int:
         corpus = load_corpus(list(args.corpus) if args.corpus else None)
     except FileNotFoundError as exc:
         return _usage(str(exc))
+    for error in corpus.errors:  # the wanted scenario may sit in a file that did not load
+        print(error, file=sys.stderr)
     scenario = corpus.by_id().get(args.id)
     if scenario is None:
         close = difflib.get_close_matches(args.id, list(corpus.by_id()), n=5)
