@@ -3,6 +3,15 @@
 Every scenario becomes one test, `scrubcheck::<area>::<scenario-id>`, that runs
 the scenario under every chunking and fails with the same text as the
 Markdown report (smallest failing chunking, expected vs got, replay command).
+The scrubber-wide linear-time check (R-ROBUST-2) is a test of its own,
+`scrubcheck::scrubber::linear-time`.
+
+The scrubber is imported in the pytest process (so that a bad spec fails
+collection with one line) but never run there: results come from the worker
+processes of `scrubcheck run` (see `plugin_runs`), so a scrubber that hangs,
+crashes, exits or floods stdout fails its own test (TIMEOUT or ERROR, with the
+reason, its captured output and the replay command) and the session still ends
+with its summary.
 
 This module is loaded by every pytest run on a machine where scrubcheck is
 installed, so it imports nothing beyond pytest and the standard library until
@@ -14,12 +23,14 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 ROOT_NAME = "scrubcheck"
+SCRUBBER_AREA = "scrubber"  # the collector of the once-per-scrubber checks
 
 
 class ScrubcheckWarning(pytest.PytestWarning):
@@ -51,6 +62,39 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="seed of the random chunkings (default: the runner's)")
     group.addoption("--scrubcheck-xfail", metavar="FILE", default=None,
                     help="expected failures: one scenario id per line, # comments")
+    group.addoption("--scrubcheck-jobs", metavar="N", type=int, default=None,
+                    help="worker processes running the scrubber (default: all cores)")
+    group.addoption("--scrubcheck-timeout", metavar="S", type=float, default=60.0,
+                    help="seconds per scenario, and for the linear-time check, before the "
+                         "scrubber is killed and the test fails as TIMEOUT (default 60)")
+    group.addoption("--scrubcheck-memory-limit", metavar="SIZE", default=None,
+                    help="memory each worker process may allocate, e.g. 512M or 2G; "
+                         "a scenario that hits it fails as ERROR (default: no limit)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Refuse bad scrubcheck options before anything is collected (exit 4, one line)."""
+    if not _active(config):
+        return
+    jobs = config.getoption("scrubcheck_jobs")
+    if jobs is not None and jobs < 1:
+        raise pytest.UsageError("--scrubcheck-jobs must be at least 1")
+    if not config.getoption("scrubcheck_timeout") > 0:
+        raise pytest.UsageError("--scrubcheck-timeout must be positive")
+    _memory_limit(config)
+
+
+def _memory_limit(config: pytest.Config) -> int | None:
+    """--scrubcheck-memory-limit in bytes (None: no limit)."""
+    text = config.getoption("scrubcheck_memory_limit")
+    if text is None:
+        return None
+    from scrubcheck.runner.settings import parse_size
+
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise pytest.UsageError(f"--scrubcheck-memory-limit: {exc}") from None
 
 
 def _active(config: pytest.Config) -> bool:
@@ -61,12 +105,13 @@ def _active(config: pytest.Config) -> bool:
 class _State:
     """Per-session state, built at collection once --scrubber is known."""
 
-    adapter: Any
-    settings: Any
+    runs: Any  # plugin_runs.IsolatedRuns
     level: str
     xfail_ids: frozenset[str] = frozenset()
     xfail_file: str = ""
     listed_but_passing: list[str] = field(default_factory=list)
+    order: list[Any] = field(default_factory=list)  # the scenarios pytest will run, in order
+    positions: dict[str, int] = field(default_factory=dict)  # scenario id -> index in order
 
 
 _STATE = pytest.StashKey[_State]()
@@ -77,9 +122,14 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
         return None
     corpus = ", ".join(config.getoption("scrubcheck_corpus") or ["shipped corpus"])
     seed = config.getoption("scrubcheck_seed")
+    jobs = config.getoption("scrubcheck_jobs")
+    memory = config.getoption("scrubcheck_memory_limit")
     return [f"scrubcheck: scrubber {config.getoption('scrubber')}, corpus {corpus}, "
             f"level {config.getoption('scrubcheck_level')}"
-            + (f", seed {seed}" if seed is not None else "")]
+            + (f", seed {seed}" if seed is not None else "")
+            + f", timeout {config.getoption('scrubcheck_timeout'):g} s"
+            + (f", {jobs} jobs" if jobs is not None else "")
+            + (f", memory limit {memory} per worker" if memory else "")]
 
 
 @pytest.hookimpl(wrapper=True)
@@ -104,11 +154,12 @@ def read_xfail_file(path: Path) -> list[str]:
 
 
 class Corpus(pytest.Collector):
-    """The whole corpus: loads it, the scrubber and the settings, yields one
-    collector per area."""
+    """The whole corpus: loads it, the scrubber and the settings, yields the
+    scrubber-wide checks, then one collector per area."""
 
     def collect(self):
         from scrubcheck.corpus import load_corpus, select
+        from scrubcheck.runner import LINEAR_ID
 
         config = self.config
         paths = config.getoption("scrubcheck_corpus")
@@ -123,8 +174,11 @@ class Corpus(pytest.Collector):
         scenarios = select(corpus.scenarios, areas=config.getoption("scrubcheck_area"),
                            rules=config.getoption("scrubcheck_rule"))
         state = self._state(paths or [])
-        state.xfail_ids, state.xfail_file = self._xfail({s.id for s in corpus.scenarios})
+        known = {s.id for s in corpus.scenarios} | {LINEAR_ID}
+        state.xfail_ids, state.xfail_file = self._xfail(known)
         config.stash[_STATE] = state
+        if scenarios:  # first, as in `scrubcheck run`: timed before anything competes
+            yield ScrubberChecks.from_parent(self, name=SCRUBBER_AREA)
         by_area: dict[str, list] = {}
         for scenario in scenarios:
             by_area.setdefault(scenario.area, []).append(scenario)
@@ -133,21 +187,27 @@ class Corpus(pytest.Collector):
 
     def _state(self, corpus_paths: list[str]) -> _State:
         from scrubcheck.adapters import load_adapter
+        from scrubcheck.plugin_runs import IsolatedRuns
         from scrubcheck.runner import RunSettings
 
         config = self.config
         spec = config.getoption("scrubber")
         try:
-            adapter = load_adapter(spec)
+            load_adapter(spec)  # fail collection now, with one clear line, as `run` does
         except Exception as exc:  # any import or attribute error of the user's code
             raise CollectionProblem(f"cannot load scrubber {spec!r}: "
                                     f"{type(exc).__name__}: {exc}") from exc
         level = config.getoption("scrubcheck_level")
-        options: dict[str, Any] = {"level": level, "corpus_paths": tuple(corpus_paths)}
+        options: dict[str, Any] = {"level": level, "corpus_paths": tuple(corpus_paths),
+                                   "timeout_s": config.getoption("scrubcheck_timeout"),
+                                   "jobs": config.getoption("scrubcheck_jobs"),
+                                   "memory_limit": _memory_limit(config)}
         seed = config.getoption("scrubcheck_seed")
         if seed is not None:
             options["seed"] = seed
-        return _State(adapter=adapter, settings=RunSettings(**options), level=level)
+        runs = IsolatedRuns.for_jobs(spec, RunSettings(**options),
+                                     ahead=not hasattr(config, "workerinput"))  # xdist worker
+        return _State(runs=runs, level=level)
 
     def _xfail(self, known: set[str]) -> tuple[frozenset[str], str]:
         name = self.config.getoption("scrubcheck_xfail")
@@ -164,10 +224,26 @@ class Corpus(pytest.Collector):
                 stacklevel=1)
         return frozenset(ids), name
 
-    def repr_failure(self, excinfo, style=None):
+    def repr_failure(self, excinfo):  # a Collector's takes no style
         if isinstance(excinfo.value, CollectionProblem):
             return str(excinfo.value)
-        return super().repr_failure(excinfo, style)
+        return super().repr_failure(excinfo)
+
+
+def _with_xfail(item: pytest.Item, test_id: str) -> pytest.Item:
+    state = item.config.stash[_STATE]
+    if test_id in state.xfail_ids:
+        item.add_marker(pytest.mark.xfail(reason=f"listed in {state.xfail_file}", strict=False))
+    return item
+
+
+class ScrubberChecks(pytest.Collector):
+    """The checks run once per scrubber rather than per scenario: linear time."""
+
+    def collect(self):
+        from scrubcheck.runner import LINEAR_ID
+
+        yield _with_xfail(LinearTimeItem.from_parent(self, name=LINEAR_ID), LINEAR_ID)
 
 
 class Area(pytest.Collector):
@@ -178,30 +254,24 @@ class Area(pytest.Collector):
         self.scenarios = scenarios
 
     def collect(self):
-        state = self.config.stash[_STATE]
         for scenario in self.scenarios:
-            item = ScenarioItem.from_parent(self, name=scenario.id, scenario=scenario)
-            if scenario.id in state.xfail_ids:
-                item.add_marker(pytest.mark.xfail(
-                    reason=f"listed in {state.xfail_file}", strict=False))
-            yield item
+            yield _with_xfail(ScenarioItem.from_parent(self, name=scenario.id, scenario=scenario),
+                              scenario.id)
 
 
-class ScenarioItem(pytest.Item):
-    """One scenario run with `run_scenario`, judged at the chosen level."""
+class _ResultItem(pytest.Item):
+    """A test judged from one runner result, at the chosen level."""
 
-    def __init__(self, *, scenario: Any, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.scenario = scenario
-        self.extra_keyword_matches.update(scenario.rules)
+    def result(self) -> Any:
+        """The ScenarioResult this test reports (computed in the worker processes)."""
+        raise NotImplementedError
 
     def runtest(self) -> None:
         from scrubcheck.reports.scenario import scenario_text
         from scrubcheck.results import Outcome
-        from scrubcheck.runner import run_scenario
 
         state = self.config.stash[_STATE]
-        result = run_scenario(state.adapter, self.scenario, state.settings)
+        result = self.result()
         self.user_properties.append(("scrubcheck_outcome", result.outcome.value))
         if result.outcome in (Outcome.UNSUPPORTED, Outcome.SKIPPED):
             pytest.skip(f"{result.outcome.value}: {result.reason or 'no reason given'}")
@@ -209,13 +279,42 @@ class ScenarioItem(pytest.Item):
             raise ScenarioFailed(scenario_text(result))
         if result.outcome is Outcome.FAIL:  # SHOULD failures while judging MUST only
             self.add_report_section("call", "scrubcheck SHOULD failures", scenario_text(result))
-        if self.scenario.id in state.xfail_ids:
-            state.listed_but_passing.append(self.scenario.id)
+        if self.name in state.xfail_ids:
+            state.listed_but_passing.append(self.name)
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, ScenarioFailed):
             return str(excinfo.value)
         return super().repr_failure(excinfo, style)
+
+
+class LinearTimeItem(_ResultItem):
+    """R-ROBUST-2: time linear in the stream length, measured once, in a worker."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.extra_keyword_matches.add("R-ROBUST-2")
+
+    def result(self) -> Any:
+        return self.config.stash[_STATE].runs.linear_result()
+
+    def reportinfo(self):
+        return Path(self.config.rootpath, ROOT_NAME, SCRUBBER_AREA), None, \
+            f"{SCRUBBER_AREA}::{self.name}"
+
+
+class ScenarioItem(_ResultItem):
+    """One scenario, run with every check in a worker process."""
+
+    def __init__(self, *, scenario: Any, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.scenario = scenario
+        self.extra_keyword_matches.update(scenario.rules)
+
+    def result(self) -> Any:
+        state = self.config.stash[_STATE]
+        position = state.positions.get(self.scenario.id, len(state.order))
+        return state.runs.scenario_result(self.scenario, islice(state.order, position + 1, None))
 
     def reportinfo(self):
         """The scenario's YAML file and line when it lies in the project, so editors
@@ -229,6 +328,16 @@ class ScenarioItem(pytest.Item):
         if inside:
             return file, max(self.scenario.line - 1, 0), domain
         return Path(self.config.rootpath, ROOT_NAME, self.scenario.area), None, domain
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Note the scenarios pytest will run, in order (after -k and deselection), so that
+    each window of results judged ahead holds only tests that will ask for them."""
+    state = session.config.stash.get(_STATE, None)
+    if state is None:
+        return
+    state.order = [item.scenario for item in session.items if isinstance(item, ScenarioItem)]
+    state.positions = {scenario.id: i for i, scenario in enumerate(state.order)}
 
 
 @pytest.hookimpl(wrapper=True)

@@ -62,6 +62,37 @@ class Hoarder:
         out = "".join(self.kept) + self.inner.flush()
         self.kept = []
         return out
+
+
+class Recorder:
+    '''Passes text through and notes every delta it is fed in fed.log.'''
+
+    def feed(self, delta):
+        with open("fed.log", "a", encoding="utf-8") as log:
+            log.write(repr(delta) + "\\n")
+        return delta
+
+    def flush(self):
+        return ""
+
+
+class HangsOnGreeting:
+    '''The reference, except that it hangs once it has seen the word "greeting".'''
+
+    def __init__(self, **context):
+        from scrubcheck.scrubbers.reference import ReferenceScrubber
+        self.inner = ReferenceScrubber(**context)
+        self.seen = ""
+
+    def feed(self, delta):
+        self.seen += delta
+        if "greeting" in self.seen:
+            import time
+            time.sleep(3600)
+        return self.inner.feed(delta)
+
+    def flush(self):
+        return self.inner.flush()
 """
 
 
@@ -72,29 +103,34 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
     return pytester
 
 
+NO_LINEAR = ("-k", "not linear-time")  # for tests about scenarios: skip the timing check
+
+
 def run(project: pytest.Pytester, scrubber: str, *args: str) -> pytest.RunResult:
     return project.runpytest("-p", "no:cacheprovider", "--scrubber", scrubber,
-                             "--scrubcheck-corpus", "corpus", *args)
+                             "--scrubcheck-corpus", "corpus", "--scrubcheck-jobs", "2", *args)
 
 
 def test_collects_one_readable_test_per_scenario(project) -> None:
     result = run(project, "scrubbers_under_test.py:Passthrough", "--collect-only", "-q")
     result.stdout.fnmatch_lines([
+        "scrubcheck::scrubber::linear-time",
         "scrubcheck::demo::demo-one-block",
         "scrubcheck::demo::demo-no-tags",
         "scrubcheck::demo::demo-bracket",
-        "3 tests collected*",
+        "4 tests collected*",
     ])
 
 
 def test_a_conforming_scrubber_passes(project) -> None:
     result = run(project, "reference")
-    result.assert_outcomes(passed=3)
-    result.stdout.fnmatch_lines(["scrubcheck: scrubber reference, corpus corpus, level must*"])
+    result.assert_outcomes(passed=4)  # the three scenarios and the linear-time check
+    result.stdout.fnmatch_lines(["scrubcheck: scrubber reference, corpus corpus, level must, "
+                                 "timeout 60 s, 2 jobs"])
 
 
 def test_a_leaking_scrubber_fails_with_the_report_text(project) -> None:
-    result = run(project, "scrubbers_under_test.py:Passthrough", "-rs")
+    result = run(project, "scrubbers_under_test.py:Passthrough", "-rs", *NO_LINEAR)
     result.assert_outcomes(passed=1, failed=1, skipped=1)
     result.stdout.fnmatch_lines([
         "*_ demo::demo-one-block _*",
@@ -114,23 +150,28 @@ def test_a_leaking_scrubber_fails_with_the_report_text(project) -> None:
 
 
 def test_filters_by_area_rule_and_keyword(project) -> None:
+    # the scrubber-wide check comes with any selection, as in `scrubcheck run --rule`
     result = run(project, "reference", "--scrubcheck-rule", "R-FID-*", "--collect-only", "-q")
-    result.stdout.fnmatch_lines(["scrubcheck::demo::demo-no-tags", "1 test collected*"])
+    result.stdout.fnmatch_lines(["scrubcheck::scrubber::linear-time",
+                                 "scrubcheck::demo::demo-no-tags", "2 tests collected*"])
+    # ... but not with an empty one: nothing is collected, and pytest says so
     result = run(project, "reference", "--scrubcheck-area", "nothing-here", "--collect-only")
     result.stdout.fnmatch_lines(["*no tests collected*"])
     result = run(project, "reference", "-k", "R-BLOCK-1", "--collect-only", "-q")
-    result.stdout.fnmatch_lines(["scrubcheck::demo::demo-one-block", "1/3 tests collected*"])
+    result.stdout.fnmatch_lines(["scrubcheck::demo::demo-one-block", "1/4 tests collected*"])
+    result = run(project, "reference", "-k", "R-ROBUST-2", "--collect-only", "-q")
+    result.stdout.fnmatch_lines(["scrubcheck::scrubber::linear-time", "1/4 tests collected*"])
 
 
 def test_should_failures_count_only_at_level_should(project) -> None:
     result = run(project, "scrubbers_under_test.py:Hoarder", "--scrubcheck-rule", "R-FID-1",
-                 "-rP")
+                 "-rP", *NO_LINEAR)
     result.assert_outcomes(passed=1)
     # not a failure at level must, but not hidden either
     result.stdout.fnmatch_lines(["*scrubcheck SHOULD failures*",
                                  "demo::demo-no-tags: FAIL (SHOULD): holdback R-STREAM-2*"])
     result = run(project, "scrubbers_under_test.py:Hoarder", "--scrubcheck-rule", "R-FID-1",
-                 "--scrubcheck-level", "should")
+                 "--scrubcheck-level", "should", *NO_LINEAR)
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*holdback · R-STREAM-2 (SHOULD)*",
                                  "*deltas:   list('Just an answer, long enough to lag*')"])
@@ -142,9 +183,10 @@ def test_xfail_file_marks_listed_scenarios_and_warns_about_stale_ids(project) ->
         demo-one-block      # leaks: fix in 2.0
         scrubcheck::demo::demo-no-tags
         gone-from-the-corpus
+        linear-time         # a known id too: the scrubber-wide check
     """))
     result = run(project, "scrubbers_under_test.py:Passthrough",
-                 "--scrubcheck-xfail", "known_failures.txt")
+                 "--scrubcheck-xfail", "known_failures.txt", "-k", "not R-ROBUST-2")
     result.assert_outcomes(xfailed=1, xpassed=1, skipped=1)
     result.stdout.fnmatch_lines([
         "*ScrubcheckWarning: known_failures.txt: 1 stale id(s) not in the corpus: "
@@ -190,6 +232,60 @@ def test_without_the_option_nothing_is_collected(project) -> None:
     result = project.runpytest("-p", "no:cacheprovider", "-q")
     result.assert_outcomes(passed=1)
     assert "scrubcheck::" not in result.stdout.str()
+
+
+def test_a_hanging_scenario_times_out_and_the_session_goes_on(project) -> None:
+    result = run(project, "scrubbers_under_test.py:HangsOnGreeting", "--scrubcheck-timeout", "1",
+                 *NO_LINEAR)
+    result.assert_outcomes(failed=1, passed=1, skipped=1)
+    result.stdout.fnmatch_lines([
+        "demo::demo-one-block: TIMEOUT: no result within 1 s wall time* while running *; "
+        "replay: scrubcheck show demo-one-block --scrubber scrubbers_under_test.py:HangsOnGreeting"
+        " --chunking * --corpus corpus",
+    ])
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+
+
+def test_only_the_tests_pytest_will_run_reach_the_scrubber(project) -> None:
+    """Results are judged ahead in windows, but only those of the selected tests."""
+    result = run(project, "scrubbers_under_test.py:Recorder", "-k", "demo-no-tags")
+    result.assert_outcomes(passed=1)
+    fed = (project.path / "fed.log").read_text(encoding="utf-8")
+    assert "Just an answer, long enough to lag" in fed
+    assert "greeting" not in fed  # demo-one-block was deselected: never run
+    result = run(project, "scrubbers_under_test.py:Recorder", *NO_LINEAR)
+    result.assert_outcomes(passed=1, failed=1, skipped=1)
+    assert "greeting" in (project.path / "fed.log").read_text(encoding="utf-8")
+
+
+def test_results_are_judged_a_window_at_a_time(project) -> None:
+    from scrubcheck.corpus import load_corpus
+    from scrubcheck.plugin_runs import WINDOW_PER_JOB, IsolatedRuns
+    from scrubcheck.results import Outcome
+    from scrubcheck.runner import RunSettings
+
+    first, second, third = load_corpus([project.path / "corpus"]).scenarios
+    runs = IsolatedRuns("reference", RunSettings(jobs=1), window=2)
+    assert runs.scenario_result(first, [second, third]).outcome is Outcome.PASS
+    assert sorted(runs.results) == sorted([first.id, second.id])  # the next came along
+    kept = runs.results[second.id]
+    assert runs.scenario_result(second, [third]) is kept  # stored: not run again
+    assert runs.scenario_result(third, []).outcome is Outcome.PASS
+    assert len(runs.results) == 3
+    ahead = IsolatedRuns.for_jobs("reference", RunSettings(jobs=2), ahead=True)
+    assert ahead.window == 2 * WINDOW_PER_JOB
+    assert IsolatedRuns.for_jobs("reference", RunSettings(jobs=2), ahead=False).window == 1
+
+
+@pytest.mark.parametrize(("option", "value", "message"), [
+    ("--scrubcheck-jobs", "0", "--scrubcheck-jobs must be at least 1"),
+    ("--scrubcheck-timeout", "0", "--scrubcheck-timeout must be positive"),
+    ("--scrubcheck-memory-limit", "lots", "--scrubcheck-memory-limit: not a size*"),
+])
+def test_bad_options_are_usage_errors(project, option: str, value: str, message: str) -> None:
+    result = run(project, "reference", option, value)
+    result.stderr.fnmatch_lines([f"*{message}*"])
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
 
 
 HEAVY = ("yaml", "jsonschema", "scrubcheck.runner", "scrubcheck.corpus", "scrubcheck.reports",
