@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scrubcheck.peers.logs import StderrLog
-from scrubcheck.runner.pool import exit_text
 
 STDERR_TAIL = 1200  # characters of the peer's stderr quoted in a crash report
 
@@ -115,6 +114,8 @@ class PeerProcess:
         proc.stdout.close()
 
     def _fail(self, kind: str, message: str) -> PeerFailure:
+        from scrubcheck.runner.pool import exit_text  # here: the runner imports the peers
+
         proc = self.proc
         if proc is not None and self.owner == os.getpid():
             if proc.poll() is None:
