@@ -32,6 +32,7 @@ from scrubcheck.generate.model import (
     Answer,
     Block,
     Bypass,
+    Harmony,
     Orphan,
     Prefill,
     Reasoning,
@@ -71,6 +72,24 @@ def test_model_agrees_with_the_reference_on_a_thousand_seeded_streams():
         if got != stream.expected:
             disagreements.append((stream.text, stream.context, stream.expected, got))
     assert disagreements == []
+
+
+def test_model_agrees_with_the_reference_on_the_spec_1_2_formats_and_contexts():
+    """Harmony messages, the new channel families, may-skip pre-fills and caller
+    delimiters: every shape appears, and the model and the reference agree on each."""
+    profile = Profile(("apertus", "gemma-channel", "harmony", "kimi-xtml", "solar-open"))
+    labels: set[str] = set()
+    disagreements = []
+    for stream in seeded_streams(1000, profile):
+        assert stream.ok, stream.problem
+        labels.update(stream.labels)
+        for deltas in ([stream.text], list(stream.text)):
+            got = scrub(deltas, stream.context)
+            if got != stream.expected:
+                disagreements.append((stream.text, stream.context, stream.expected, got))
+    assert disagreements == []
+    assert {"harmony-visible", "harmony-hidden", "harmony-tool", "skipped", "may-skip",
+            "custom"} <= labels
 
 
 @FAST
@@ -115,6 +134,20 @@ def test_expected_output_is_idempotent_tag_free_and_leak_free(stream):
     (StreamModel(Context(inline_answer=True, finish_reason="length"), items=(Answer("A "),),
                  unclosed=Unclosed("<think>", Reasoning(((CANARY, "qveeeeeeee"),)),
                                    "qvffffffff")), "A "),
+    # R-HARMONY-2: a tool call is hidden, a final message shows, whatever the case
+    (StreamModel(Context(features=("harmony",)), items=(
+        Harmony("<|channel|>", "commentary to=functions.f <|constrain|>json", False,
+                Reasoning(((CANARY, "qvjjjjjjjj"),)), "<|call|>"),
+        Harmony("<|START|>", "assistant<|channel|>Final", True, "Hi", "<|return|>"),
+        Harmony("<|start|>", "user<|channel|>final", False,
+                Reasoning(((CANARY, "qvkkkkkkkk"),)), "<|end|>"))), "Hi"),
+    # R-SKIP-1: the model skipped reasoning: the whole stream is the answer
+    (StreamModel(Context(starts_in_reasoning=True, may_skip_reasoning=True),
+                 items=(Answer("Paris."),), skipped=True), "Paris."),
+    # R-CUSTOM-2: a caller's pair sharing `<think>` also ends its blocks
+    (StreamModel(Context(delimiters=({"open": "<think>", "close": "</reflect>"},)), items=(
+        Block("<think>", Reasoning(((CANARY, "qvmmmmmmmm"),)), "</reflect>"), Answer("ok"))),
+     "ok"),
     # R-CODE-5: a close inside an inline span of the block does not end it
     (StreamModel(items=(Block("<think>", Reasoning(((CANARY, "qvgggggggg"),
                                                      (CODE, " `</think>` "))), "</think>"),
@@ -136,6 +169,15 @@ def test_hand_built_models_give_the_spec_output(model, expected):
                                                 "</think>"), 0, " a ` b"),)), "backtick"),
     (StreamModel(items=(Answer("```\nx", "open-fence"), Answer("more"))), "end the stream"),
     (StreamModel(items=(Orphan("[/THINK]"),)), "not an active"),
+    (StreamModel(Context(features=("harmony",)),
+                 items=(Block("<|start|>", Reasoning(), "<|message|>"),)), "header"),
+    (StreamModel(Context(features=("harmony",)),
+                 items=(Harmony("<|channel|>", "final", True, Reasoning(), None),)), "answer"),
+    (StreamModel(Context(starts_in_reasoning=True), items=(Answer("x"),), skipped=True),
+     "may_skip_reasoning"),
+    (StreamModel(Context(starts_in_reasoning=True, may_skip_reasoning=True),
+                 items=(Answer("a `</think>` b", "span"),), skipped=True),
+     "would end the pre-filled"),
 ])
 def test_render_refuses_streams_whose_meaning_it_cannot_vouch_for(model, problem):
     stream = render(model)

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from scrubcheck.codescan import tags_outside_code
 from scrubcheck.scrubbers.reference import ReferenceScrubber, scrub_with_cuts, strip_reasoning
+from scrubcheck.vocabulary import build_vocabulary
 
 # (input, context, expected visible, SPEC rule)
 CASES = [
@@ -56,6 +57,28 @@ CASES = [
      "R-ORPHAN-2"),
     ("<thi<think>x</think>nk>secret</think>after", {}, "after", "R-TAG-1"),
     ("a</thi</think>nk>b", {}, "ab", "R-TAG-1"),
+    ("<|channel|>analysis<|message|>a<|end|><|start|>assistant<|channel|>commentary "
+     "to=functions.f <|constrain|>json<|message|>{}<|call|>", {"features": ["harmony"]}, "",
+     "R-HARMONY-2"),
+    ("<|channel|>commentary<|message|>Plan: search.<|end|>", {"features": ["harmony"]},
+     "Plan: search.", "R-HARMONY-2"),
+    ("Hi<|start|>user<|message|>u<|end|>!", {"features": ["harmony"]}, "Hi!", "R-HARMONY-2"),
+    ("Hi<|start|> and more", {"features": ["harmony"]}, "Hi", "R-HARMONY-1"),
+    ("a<|end|>b<|constrain|>c", {"features": ["harmony"]}, "abc", "R-HARMONY-3"),
+    ("r<|close|>think<|open|>response<|sep|>A", {"features": ["kimi-xtml"],
+                                                   "starts_in_reasoning": True}, "A", "R-VOCAB-3"),
+    ("<|channel>thoughtx<channel|>y", {"features": ["gemma-channel"]}, "y", "R-VOCAB-3"),
+    ("<|think|>x<|end|><|begin|>assistant<|content|>y", {"features": ["solar-open"]}, "y",
+     "R-VOCAB-3"),
+    ("<|inner_prefix|>x<|inner_suffix|>y", {"features": ["apertus"]}, "y", "R-VOCAB-3"),
+    ("direct answer", {"starts_in_reasoning": True, "may_skip_reasoning": True},
+     "direct answer", "R-SKIP-1"),
+    ("direct answer", {"starts_in_reasoning": True, "may_skip_reasoning": True,
+                       "finish_reason": "length"}, "", "R-SKIP-3"),
+    ("plan</think>ans", {"starts_in_reasoning": True, "may_skip_reasoning": True}, "ans",
+     "R-SKIP-2"),
+    ("a§x¶b", {"delimiters": [{"open": "§", "close": "¶"}]}, "ab", "R-CUSTOM-1"),
+    ("<think>x</r>y", {"delimiters": [{"open": "<think>", "close": "</r>"}]}, "y", "R-CUSTOM-2"),
 ]
 
 
@@ -79,8 +102,9 @@ def test_every_two_way_split_agrees(text, context, expected, rule):
 @pytest.mark.parametrize("text,context,expected,rule", CASES, ids=[c[3] for c in CASES])
 def test_output_is_idempotent_and_tag_free(text, context, expected, rule):
     features = context.get("features", ())
-    assert strip_reasoning(expected, features=features) == expected
-    assert tags_outside_code(expected, features) == []
+    delimiters = context.get("delimiters", ())
+    assert strip_reasoning(expected, features=features, delimiters=delimiters) == expected
+    assert tags_outside_code(expected, build_vocabulary(features, delimiters)) == []
 
 
 def test_flush_resets_state_for_reuse():

@@ -13,8 +13,8 @@ import re
 from scrubcheck.vocabulary import fold
 
 #: what separates the words of a header: ASCII whitespace and harmony's tokens
-_SEPARATORS = re.compile(r"[ \t\r\n]+|<\|(?:channel|constrain|message)\|>", re.ASCII)
-_CHANNEL = "<|channel|>"
+_SEPARATORS = re.compile(r"[ \t\r\n]+|<\|(?:channel|constrain)\|>", re.ASCII)
+_CHANNEL, _MESSAGE = "<|channel|>", "<|message|>"
 #: the channels whose messages are meant for the user (the harmony guide: `final`, and
 #: `commentary` without a recipient, a tool-calling preamble)
 VISIBLE_CHANNELS = frozenset({"final", "commentary"})
@@ -26,7 +26,8 @@ def message_is_visible(opened_by_start: bool, header: str) -> bool:
     """Whether the message after this header is answer text.
 
     `header` is the text after the opening token (`<|start|>` when
-    `opened_by_start`, else `<|channel|>`), up to `<|message|>`. Visible only
+    `opened_by_start`, else `<|channel|>`), up to `<|message|>` (a trailing
+    `<|message|>` itself is ignored). Visible only
     when the role is `assistant` (implied by a header that opens at
     `<|channel|>`), the channel is `final` or `commentary`, and no word names a
     recipient (`to=...`): tool calls, analysis, other roles, unknown or missing
@@ -34,7 +35,7 @@ def message_is_visible(opened_by_start: bool, header: str) -> bool:
     """
     if len(header) > MAX_HEADER:
         return False
-    text = fold(header if opened_by_start else _CHANNEL + header)
+    text = fold(header if opened_by_start else _CHANNEL + header).removesuffix(_MESSAGE)
     role = ""
     channel: str | None = None
     expect_channel = False
