@@ -104,7 +104,7 @@ def _isolate_io(out_fd: int) -> None:
         faulthandler.enable(file=sys.stderr)
 
 
-def _flush_io() -> None:
+def flush_io() -> None:
     """Push what the task wrote into the pipe before its result is sent (C stdio too)."""
     for stream in (sys.stdout, sys.stderr):
         try:
@@ -143,15 +143,22 @@ def _die_with_parent() -> None:
         pass
 
 
-def _worker_main(
-    conn: Connection, make_handler: Callable[[], Handler], label: Any, out_fd: int,
-    memory_limit: int | None,
-) -> None:
+def isolate_worker(out_fd: int, memory_limit: int | None) -> None:
+    """Make a forked process a worker, before it runs scrubber code: Ctrl-C left to the
+    parent, killed with it, stdio into the capture pipe `out_fd`, the memory limit.
+    (Also the setup of `scrubcheck hunt`'s and `fuzz`'s sandbox process.)"""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
     _die_with_parent()
     _isolate_io(out_fd)
     if memory_limit:
         limit_memory(memory_limit)
+
+
+def _worker_main(
+    conn: Connection, make_handler: Callable[[], Handler], label: Any, out_fd: int,
+    memory_limit: int | None,
+) -> None:
+    isolate_worker(out_fd, memory_limit)
     handler = make_handler()
 
     def note(text: str) -> None:
@@ -166,7 +173,7 @@ def _worker_main(
             result: object = handler(task, note)
         except BaseException:
             result = traceback.format_exc()
-        _flush_io()
+        flush_io()
         conn.send(("done", result))
 
 
