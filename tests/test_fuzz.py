@@ -4,6 +4,7 @@ smoke run (the `fuzz` mark: deselect with -m 'not fuzz'; skipped, visibly, witho
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import subprocess
 import sys
@@ -17,9 +18,10 @@ from scrubcheck.commands import fuzz as fuzz_command
 from scrubcheck.corpus import load_corpus
 from scrubcheck.generate import Profile
 from scrubcheck.hunt.assets import write_assets
-from scrubcheck.hunt.fuzzing import FuzzSettings, atheris_problem, fuzz
+from scrubcheck.hunt.fuzzing import FuzzSettings, _Fuzz, atheris_problem, fuzz
 from scrubcheck.hunt.fuzzinput import decode, dictionary, encode_soup
-from scrubcheck.hunt.fuzzmain import instrumented_modules, read_known
+from scrubcheck.hunt.fuzzmain import CappedText, instrumented_modules, read_known
+from scrubcheck.hunt.sandbox import Sandbox
 from scrubcheck.hunt.target import FuzzTarget
 from scrubcheck.hunt.violation import PropertyFailure, failure_class
 from scrubcheck.model import Context
@@ -106,6 +108,42 @@ def test_a_crash_input_becomes_a_shrunk_lintable_scenario(tmp_path):
     corpus = load_corpus([tmp_path / "found"])
     assert corpus.errors == [] and len(corpus.scenarios) == 1
     assert len("".join(corpus.scenarios[0].deltas)) < 30
+
+
+def test_timeout_is_wall_clock_per_input_and_the_old_spelling_warns(tmp_path, capsys):
+    parser = argparse.ArgumentParser(prog="scrubcheck fuzz")
+    fuzz_command.add_arguments(parser)
+    assert parser.parse_args(["--timeout", "2.5"]).timeout == 2.5
+    assert parser.parse_args(["--input-timeout", "3"]).timeout == 3.0
+    assert "--input-timeout is deprecated; use --timeout" in capsys.readouterr().err
+    assert parser.parse_args([]).timeout == 10.0
+    options = FuzzSettings(timeout=2.5, memory_limit=512 << 20, work_dir=tmp_path)
+    adapter = load_adapter("reference")
+    with Sandbox(adapter) as sandbox:  # (never started: nothing is checked here)
+        args = _Fuzz(adapter, None, options, None, sandbox).command(0, 10, tmp_path / "k")
+        assert sandbox.starts == 0
+    assert "-timeout=3" in args and "-rss_limit_mb=512" in args  # libFuzzer: whole seconds
+
+
+def test_what_a_scrubber_prints_in_a_fuzz_job_is_capped():
+    inner = io.StringIO()
+    capped = CappedText(inner, limit=10)  # type: ignore[arg-type]
+    for _ in range(1000):
+        print("scrubber noise", file=capped)
+    assert inner.getvalue().startswith("scrubber n\n[scrubcheck: more than")
+    assert inner.getvalue().count("scrubber") == 1
+
+
+def test_a_crash_input_of_a_segfaulting_scrubber_is_a_finding_not_the_end(tmp_path):
+    """Replays run in the sandbox: the fuzz parent survives the scrubber it replays."""
+    crash = tmp_path / "crash-input"
+    crash.write_bytes(encode_soup(["Hi <think>x</think>"], Context()))
+    hostile = ROOT / "tests/data/hostile/hostile_scrubbers.py"
+    result = fuzz(f"{hostile}:Segfaults", FuzzSettings(work_dir=tmp_path / "w", timeout=5,
+                                                       inputs=(crash,)))
+    assert [(f.violation.property, f.rule) for f in result.findings] == [("crash",
+                                                                          "R-ROBUST-1")]
+    assert "SIGSEGV" in result.findings[0].violation.detail and result.errors == []
 
 
 def test_seeds_dictionary_and_options_for_the_infrastructure(tmp_path):

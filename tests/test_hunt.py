@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 from hypothesis.database import InMemoryExampleDatabase
 
 from scrubcheck.adapters import load_adapter
+from scrubcheck.adapters.stream import StreamAdapter
 from scrubcheck.commands import hunt as hunt_command
 from scrubcheck.commands import lint as lint_command
 from scrubcheck.corpus import load_corpus
@@ -20,6 +22,7 @@ from scrubcheck.hunt import Finding, HuntSettings, Violation, first_violation, h
 from scrubcheck.hunt.case import Case
 from scrubcheck.hunt.database import KeepFailures
 from scrubcheck.hunt.report import save_findings
+from scrubcheck.hunt.sandbox import Sandbox
 from scrubcheck.hunt.scenario import finding_yaml, quote
 from scrubcheck.hunt.shrink import shrink_choices, shrink_deltas
 from scrubcheck.model import Context
@@ -74,11 +77,82 @@ def test_known_failures_are_skipped_so_the_next_one_shows():
     assert second is not None and second.signature != ("no-leak", "R-LEAK-1")
 
 
-def test_a_hang_becomes_a_violation_within_the_time_limit():
+# -- the sandbox: the scrubber's own process ---------------------------------------------
+HOSTILE = Path(__file__).resolve().parent / "data" / "hostile" / "hostile_scrubbers.py"
+BLOCK = structured(["Hi ", ("<think>", C0, "</think>"), "there"])
+PLAIN = structured(["Hi there"])
+
+
+class PrintsThenSleeps:
+    """Prints on every delta, then hangs on the trigger (the tail must reach the finding)."""
+
+    def feed(self, delta: str) -> str:
+        print("noise before the hang", delta)
+        if "<think>" in delta:
+            time.sleep(3600)
+        return delta
+
+    def flush(self) -> str:
+        return ""
+
+
+def test_a_hang_becomes_a_timeout_violation_within_the_wall_clock_limit():
     case = structured(["if a < b then ", ("<think>", C0, "</think>"), "ok"])
-    violation = first_violation(load_adapter(BROKEN["hangs"]), case, timeout=0.5)
-    assert violation is not None and violation.property == "hang"
-    assert violation.rule == "R-ROBUST-1"
+    with Sandbox(load_adapter(BROKEN["hangs"])) as sandbox:
+        began = time.monotonic()
+        violation = sandbox.check(case, (), timeout=0.5)
+        assert time.monotonic() - began < 10  # a generous bound on a 0.5 s limit
+    assert violation is not None and violation.property == "timeout"
+    assert violation.rule == "R-ROBUST-1" and violation.deltas == case.deltas
+    assert "no answer within 0.5 s (wall clock)" in violation.detail
+
+
+def test_a_sleep_no_signal_interrupts_is_cut_at_the_limit_and_its_output_quoted():
+    adapter = StreamAdapter("test:PrintsThenSleeps", "PrintsThenSleeps", PrintsThenSleeps)
+    with Sandbox(adapter) as sandbox:
+        violation = sandbox.check(structured(["Hi ", ("<think>", C0, "</think>")],
+                                             deltas=["Hi ", "<think>" + C0 + "</think>"]),
+                                  (), timeout=0.5)
+        assert violation is not None and violation.property == "timeout"
+        assert "it printed" in violation.detail and "noise before the hang" in violation.detail
+        assert sandbox.check(PLAIN, (), timeout=5) is None  # a fresh child answers at once
+        assert sandbox.starts == 2
+
+
+@pytest.mark.parametrize(("name", "status"), [("Segfaults", "killed by signal SIGSEGV"),
+                                              ("Exits", "exit code 3")])
+def test_a_crash_is_a_violation_and_the_next_case_gets_a_fresh_process(name, status):
+    with Sandbox(load_adapter(f"{HOSTILE}:{name}")) as sandbox:
+        crash = sandbox.check(BLOCK, (), timeout=10)
+        assert crash is not None and crash.property == "crash" and status in crash.detail
+        assert sandbox.check(BLOCK, {crash.signature}, timeout=10) is None  # known: quiet
+        assert sandbox.check(PLAIN, (), timeout=10) is None  # plain text passes through
+        assert sandbox.starts == 3
+
+
+def test_a_memory_limit_turns_runaway_allocation_into_a_named_memoryerror():
+    with Sandbox(load_adapter(f"{HOSTILE}:Allocates"), memory_limit=256 << 20) as sandbox:
+        violation = sandbox.check(BLOCK, (), timeout=30)
+    assert violation is not None and violation.property == "robust"
+    assert "MemoryError" in violation.detail and "memory limit of 256 MiB" in violation.detail
+
+
+def test_what_the_scrubber_prints_never_reaches_this_process(capfd):
+    with Sandbox(load_adapter(f"{HOSTILE}:Prints")) as sandbox:
+        violation = sandbox.check(BLOCK, (), timeout=10)
+    assert violation is not None and violation.property == "no-leak"
+    captured = capfd.readouterr()
+    assert "scrubber noise" not in captured.out + captured.err
+
+
+def test_the_linear_measurement_is_bounded_and_a_hang_in_it_is_reported():
+    with Sandbox(load_adapter(f"{HOSTILE}:Sleeps")) as sandbox:
+        began = time.monotonic()
+        measured, violation = sandbox.linear(1.0)
+        assert time.monotonic() - began < 10
+    assert measured is None and violation is not None
+    assert (violation.property, violation.rule) == ("linear", "R-ROBUST-1")
+    assert "no answer within 1 s" in violation.detail
 
 
 def test_differential_mode_reports_a_disagreement_on_token_soup():
@@ -163,8 +237,23 @@ def test_hunt_command_prints_and_saves_findings(tmp_path, capsys):
     assert command(lint_command, [str(tmp_path)]) == 0
 
 
+def test_timeout_is_one_wall_clock_option_and_the_old_spelling_warns(capsys):
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="scrubcheck hunt")
+    hunt_command.add_arguments(parser)
+    assert parser.parse_args([]).timeout == 10.0
+    assert parser.parse_args(["--timeout", "2.5"]).timeout == 2.5
+    assert capsys.readouterr().err == ""
+    assert parser.parse_args(["--example-timeout", "3"]).timeout == 3.0
+    assert "--example-timeout is deprecated; use --timeout" in capsys.readouterr().err
+
+
 def test_hunt_command_rejects_bad_arguments(capsys):
     assert command(hunt_command, ["--time", "0"]) == 2
+    assert command(hunt_command, ["--timeout", "0"]) == 2
+    assert command(hunt_command, ["--max-examples", "0"]) == 2
+    assert command(hunt_command, ["--memory-limit", "lots"]) == 2
     assert command(hunt_command, ["--scrubber", "no.such.module:X", "--time", "1"]) == 2
     assert "cannot load scrubber" in capsys.readouterr().err
 

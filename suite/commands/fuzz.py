@@ -14,9 +14,17 @@ import sys
 from pathlib import Path
 
 from scrubcheck.adapters import AdapterError
+from scrubcheck.commands.deprecated import add_alias
 from scrubcheck.hunt import Finding
 from scrubcheck.hunt.fuzzing import FuzzSettings, atheris_problem, fuzz
-from scrubcheck.hunt.report import exit_code, print_finding, print_summary, save_findings
+from scrubcheck.hunt.report import (
+    exit_code,
+    linear_lines,
+    print_finding,
+    print_summary,
+    save_findings,
+)
+from scrubcheck.runner.settings import parse_size
 
 NAME = "fuzz"
 HELP = "coverage-guided fuzzing with atheris; findings become minimal scenarios"
@@ -45,15 +53,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "scenario (repeatable)")
     parser.add_argument("--no-linear", action="store_true",
                         help="skip the linear-time measurement (R-ROBUST-2)")
-    parser.add_argument("--input-timeout", type=int, default=10, metavar="S",
-                        help="seconds one input may take before it is reported as a hang")
+    timeout = parser.add_argument(
+        "--timeout", type=float, default=10.0, metavar="S",
+        help="wall-clock seconds one input may take before it is reported as a timeout "
+             "(libFuzzer's -timeout, rounded up to whole seconds; replays and shrinking in "
+             "the parent's sandbox process use it exactly); also the linear-time "
+             "measurement's budget (default 10)")
+    add_alias(parser, "--input-timeout", timeout)
+    parser.add_argument("--memory-limit", metavar="SIZE",
+                        help="memory each fuzzing process (libFuzzer's -rss_limit_mb) and the "
+                             "process replaying its inputs may use, e.g. 512M or 2G (default: "
+                             "4G for libFuzzer, no limit for the replays)")
     parser.add_argument("--level", choices=("must", "should"), default="must",
                         help="which findings make the exit code 1 (default: must)")
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.time <= 0 or args.jobs < 1:
-        return _usage("--time must be positive and --jobs at least 1")
+    if args.time <= 0 or args.jobs < 1 or args.timeout <= 0:
+        return _usage("--time and --timeout must be positive and --jobs at least 1")
+    try:
+        memory_limit = parse_size(args.memory_limit) if args.memory_limit else None
+    except ValueError as exc:
+        return _usage(f"--memory-limit: {exc}")
     missing = [str(p) for p in args.input or () if not p.is_file()]
     if missing:
         return _usage("no such input file: " + ", ".join(missing))
@@ -62,8 +83,9 @@ def run(args: argparse.Namespace) -> int:
         return _usage(problem)
     options = FuzzSettings(seconds=args.time, jobs=args.jobs, seed=args.seed,
                            work_dir=args.work_dir, against=args.against,
-                           input_timeout=args.input_timeout, replay=not args.no_replay,
-                           inputs=tuple(args.input or ()), linear=not args.no_linear)
+                           timeout=args.timeout, memory_limit=memory_limit,
+                           replay=not args.no_replay, inputs=tuple(args.input or ()),
+                           linear=not args.no_linear)
 
     def announce(finding: Finding) -> None:
         print_finding(finding)
@@ -77,9 +99,7 @@ def run(args: argparse.Namespace) -> int:
         f"{result.executions:,} inputs executed by {result.runs} fuzzing process runs "
         f"({args.jobs} in parallel); {result.replayed} saved crash inputs replayed first",
         f"work directory: {result.work_dir}",
-        *(["linear time (R-ROBUST-2): time ratio n -> 8n: "
-           + ", ".join(f"{k} {v:g}" for k, v in result.linear.items() if k.startswith("ratio"))
-           + " (limit 12)"] if result.linear else []),
+        *linear_lines(result.linear),
     ], result.errors)
     if args.save and result.findings:
         for path in save_findings(result.findings, args.save):

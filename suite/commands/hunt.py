@@ -2,8 +2,11 @@
 
 Each distinct failure (one per property and rule) is shrunk by Hypothesis to a
 minimal stream and printed as a corpus scenario; `--save DIR` writes them as
-YAML files for review. Exit 0 when nothing fails at `--level`, 1 on findings, 2
-on usage errors.
+YAML files for review. The scrubber runs in a child process: a case that takes
+more than `--timeout` wall-clock seconds is a `timeout` finding, one that ends
+the process (a segfault, `os._exit`) a `crash` finding, and what it prints is
+captured, never shown on this console. Exit 0 when nothing fails at `--level`,
+1 on findings, 2 on usage errors.
 """
 
 from __future__ import annotations
@@ -13,9 +16,17 @@ import sys
 from pathlib import Path
 
 from scrubcheck.adapters import AdapterError
+from scrubcheck.commands.deprecated import add_alias
 from scrubcheck.hunt import Finding, HuntSettings, hunt
-from scrubcheck.hunt.report import exit_code, print_finding, print_summary, save_findings
+from scrubcheck.hunt.report import (
+    exit_code,
+    linear_lines,
+    print_finding,
+    print_summary,
+    save_findings,
+)
 from scrubcheck.hunt.violation import PROPERTIES
+from scrubcheck.runner.settings import parse_size
 
 NAME = "hunt"
 HELP = "search for minimal failing streams with Hypothesis properties"
@@ -41,19 +52,37 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="structured streams only (no token soup)")
     parser.add_argument("--no-linear", action="store_true",
                         help="skip the linear-time measurement (R-ROBUST-2)")
-    parser.add_argument("--example-timeout", type=float, default=10.0, metavar="S",
-                        help="seconds one case may take before it is reported as a hang")
+    timeout = parser.add_argument(
+        "--timeout", type=float, default=10.0, metavar="S",
+        help="wall-clock seconds one case may take before the scrubber's process is killed "
+             "and the case reported as a timeout; also the linear-time measurement's budget "
+             "(default 10)")
+    add_alias(parser, "--example-timeout", timeout)
+    parser.add_argument("--max-examples", type=int, default=None, metavar="N",
+                        help="stop after N cases, in fixed batches: the same cases on every "
+                             "machine for one --seed (default: as many as --time allows)")
+    parser.add_argument("--memory-limit", metavar="SIZE",
+                        help="memory the scrubber's process may allocate, e.g. 512M or 2G "
+                             "(default: no limit); past it an allocation raises MemoryError "
+                             "in the scrubber, an R-ROBUST-1 finding")
     parser.add_argument("--level", choices=("must", "should"), default="must",
                         help="which findings make the exit code 1 (default: must)")
     parser.epilog = "properties: " + "; ".join(f"{k}: {v}" for k, v in PROPERTIES.items())
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.time <= 0:
-        return _usage("--time must be positive")
+    if args.time <= 0 or args.timeout <= 0:
+        return _usage("--time and --timeout must be positive")
+    if args.max_examples is not None and args.max_examples < 1:
+        return _usage("--max-examples must be at least 1")
+    try:
+        memory_limit = parse_size(args.memory_limit) if args.memory_limit else None
+    except ValueError as exc:
+        return _usage(f"--memory-limit: {exc}")
     options = HuntSettings(
         seconds=args.time, seed=args.seed, database=args.database, against=args.against,
-        soup=not args.no_soup, example_timeout=args.example_timeout, linear=not args.no_linear,
+        soup=not args.no_soup, timeout=args.timeout, linear=not args.no_linear,
+        examples=args.max_examples, memory_limit=memory_limit,
     )
 
     def announce(finding: Finding) -> None:
@@ -66,20 +95,12 @@ def run(args: argparse.Namespace) -> int:
         return _usage(f"cannot load scrubber: {exc}")
     print_summary("hunt", result.spec, result.findings, result.seconds, [
         f"{result.examples:,} cases in {result.batches} Hypothesis runs, seed {result.seed}",
-        *_linear_lines(result.linear),
+        *linear_lines(result.linear),
     ], result.errors)
     if args.save and result.findings:
         for path in save_findings(result.findings, args.save):
             print(f"saved: {path}")
     return exit_code(result.findings, args.level)
-
-
-def _linear_lines(linear) -> list[str]:  # type: ignore[no-untyped-def]
-    if linear is None:
-        return []
-    ratios = ", ".join(f"{k} {v:g}" for k, v in linear.metrics.items() if k.startswith("ratio"))
-    verdict = "FAIL" if linear.finding else "ok"
-    return [f"linear time (R-ROBUST-2): {verdict} — time ratio n -> 8n: {ratios} (limit 12)"]
 
 
 def _usage(message: str) -> int:

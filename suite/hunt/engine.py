@@ -4,9 +4,13 @@ The budget is spent in batches. Each batch is one Hypothesis run (seeded from
 `--seed` and the batch number) over generated cases; a failure's class names
 its (property, rule), so Hypothesis shrinks every distinct failure on its own.
 A failure found once is "known" from then on and no longer fails, so later
-batches look for the others. Hangs are not shrunk (each try would cost the
-whole time limit): the case is kept as found. The linear-time property is a
-ratio measured once per hunt (SPEC R-ROBUST-2), not a Hypothesis property.
+batches look for the others. The scrubber runs in a sandbox child process
+(`scrubcheck.hunt.sandbox`), so a case that overruns `timeout` wall-clock
+seconds is a `timeout` finding and one that takes the process down a `crash`
+finding, each with its case, and the hunt goes on. Timeouts are not shrunk
+(each try would cost the whole time limit): the case is kept as found. The
+linear-time property is a ratio measured once per hunt (SPEC R-ROBUST-2), in
+the sandbox too, not a Hypothesis property.
 """
 
 from __future__ import annotations
@@ -20,12 +24,12 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 from hypothesis import strategies as st
 
 from scrubcheck.adapters import Adapter, load_adapter
-from scrubcheck.checks.linear import LinearMeasurement, measure_linearity
+from scrubcheck.checks.linear import LinearMeasurement
 from scrubcheck.generate import DrawChooser, Profile
 from scrubcheck.hunt.case import Case, build_case
 from scrubcheck.hunt.database import open_database
 from scrubcheck.hunt.finding import Finding
-from scrubcheck.hunt.properties import first_violation
+from scrubcheck.hunt.sandbox import Sandbox
 from scrubcheck.hunt.violation import PropertyFailure, Violation
 from scrubcheck.model import Context
 
@@ -42,7 +46,8 @@ class HuntSettings:
     against: str | None = None
     soup: bool = True
     max_items: int = 6
-    example_timeout: float = 10.0  # seconds one case may take before it counts as a hang
+    timeout: float = 10.0  # wall-clock seconds one case may take: past it, a `timeout`
+    memory_limit: int | None = None  # bytes the scrubber's process may allocate
     linear: bool = True
     shrink: bool = True  # False: report failures as first seen (detection only, faster)
     examples: int | None = None  # stop after this many cases, in fixed batches: the same
@@ -78,8 +83,9 @@ def cases(profile: Profile, soup: bool = True) -> st.SearchStrategy[Case]:
 
 class _Hunt:
     def __init__(self, adapter: Adapter, against: Adapter | None, options: HuntSettings,
-                 on_finding: Callable[[Finding], None] | None) -> None:
+                 on_finding: Callable[[Finding], None] | None, sandbox: Sandbox) -> None:
         self.adapter = adapter
+        self.sandbox = sandbox
         self.against = against
         self.options = options
         self.on_finding = on_finding or (lambda f: None)
@@ -113,11 +119,7 @@ class _Hunt:
 
     def run(self) -> HuntResult:
         if self.options.linear:
-            self.result.linear = measure_linearity(self.adapter)
-            finding = self.result.linear.finding
-            if finding is not None:
-                violation = Violation("linear", finding.rule, finding.detail, ())
-                self.record(violation, Case(Context(), (), (), 0))
+            self.measure_linearity()
         size = 50 if self.options.examples is None else 100
         while not self.stopped and time.monotonic() < self.deadline:
             if self.options.examples is not None:
@@ -133,6 +135,12 @@ class _Hunt:
                 size = max(10, min(2000, int(examples * 5.0 / spent)))  # batches of about 5 s
         self.result.seconds = round(self.elapsed(), 2)
         return self.result
+
+    def measure_linearity(self) -> None:
+        """R-ROBUST-2, measured in the sandbox."""
+        self.result.linear, violation = self.sandbox.linear(self.options.timeout)
+        if violation is not None:
+            self.record(violation, Case(Context(), (), (), 0))
 
     def batch(self, size: int) -> int:
         """One Hypothesis run; returns how many cases it tried."""
@@ -154,15 +162,14 @@ class _Hunt:
             if now > self.deadline + (SHRINK_GRACE_S if failing else 0.0):
                 raise _StopBatch
             count += 1
-            timeout = options.example_timeout
-            if ("hang", "R-ROBUST-1") in self.known:  # found already: waste less on the rest
+            timeout = options.timeout
+            if ("timeout", "R-ROBUST-1") in self.known:  # found already: waste less on the rest
                 timeout = min(timeout, 1.0)
-            violation = first_violation(self.adapter, case, against=self.against, known=known,
-                                        timeout=timeout)
+            violation = self.sandbox.check(case, known, timeout)
             if violation is None:
                 return
             self.first_seen.setdefault(violation.signature, round(self.elapsed(), 2))
-            if violation.property == "hang":  # never shrunk: each try costs the time limit
+            if violation.property == "timeout":  # never shrunk: each try costs the time limit
                 self.record(violation, case)
                 return
             failing = True
@@ -210,4 +217,5 @@ def hunt(spec: str | Adapter, options: HuntSettings | None = None,
     options = options or HuntSettings()
     adapter = spec if isinstance(spec, Adapter) else load_adapter(spec)
     against = load_adapter(options.against) if options.against else None
-    return _Hunt(adapter, against, options, on_finding).run()
+    with Sandbox(adapter, against, options.memory_limit) as sandbox:
+        return _Hunt(adapter, against, options, on_finding, sandbox).run()

@@ -5,14 +5,15 @@ The run keeps a work directory per scrubber (default ~/.cache/scrubcheck/fuzz/):
 (every crashing input ever found) and `seeds/` (the shipped corpus encoded as
 fuzzer input). First every saved crash is replayed, so known failures show at
 once. Then `jobs` child processes fuzz in parallel; a child stops at its first
-crash, the parent decodes the crash input, checks it in-process, shrinks it,
+crash, the parent decodes the crash input, checks it in its sandbox child (so a
+hang or crash there is a finding, not the end of the run), shrinks it,
 adds its (property, rule) to the known list and starts the child again, so one
 run reports every distinct failure it reaches in the time given.
 """
 
 from __future__ import annotations
 
-import json
+import math
 import os
 import random
 import re
@@ -24,12 +25,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from scrubcheck.adapters import Adapter, load_adapter
+from scrubcheck.checks.linear import LinearMeasurement
 from scrubcheck.generate import ListChooser
 from scrubcheck.hunt.case import Case, build_case
 from scrubcheck.hunt.database import cache_dir, slug
 from scrubcheck.hunt.finding import Finding
 from scrubcheck.hunt.fuzzinput import dictionary, encode_soup
-from scrubcheck.hunt.guard import Hang
+from scrubcheck.hunt.sandbox import Sandbox
 from scrubcheck.hunt.shrink import shrink_choices, shrink_deltas
 from scrubcheck.hunt.target import FuzzTarget
 from scrubcheck.hunt.violation import Violation
@@ -57,13 +59,15 @@ class FuzzSettings:
     seed: int | None = None
     work_dir: Path | None = None
     against: str | None = None
-    input_timeout: int = 10  # libFuzzer -timeout: seconds one input may take (a hang)
+    timeout: float = 10.0  # wall-clock seconds one input may take (libFuzzer's -timeout,
+    #                        rounded up to whole seconds; the parent's sandbox, exactly)
+    memory_limit: int | None = None  # bytes: libFuzzer's -rss_limit_mb and the sandbox's
     max_len: int = 1024
     shrink_seconds: float = 5.0
     replay: bool = True
     stop: Callable[[Finding], bool] | None = None
     inputs: tuple[Path, ...] = ()  # only turn these inputs into findings, do not fuzz
-    linear: bool = True  # measure R-ROBUST-2 in a process of its own while fuzzing
+    linear: bool = True  # measure R-ROBUST-2 (in the sandbox, once the fuzzing is done)
 
 
 @dataclass
@@ -76,7 +80,7 @@ class FuzzResult:
     replayed: int = 0  # saved crash inputs replayed first
     work_dir: str = ""
     errors: list[str] = field(default_factory=list)
-    linear: dict[str, float] | None = None  # the time ratios measured (R-ROBUST-2)
+    linear: LinearMeasurement | None = None  # R-ROBUST-2, measured after the fuzzing
 
 
 def work_directory(spec: str, against: str | None, override: Path | None) -> Path:
@@ -126,12 +130,13 @@ def write_seeds(directory: Path, count: int = 96, structured: int = 32) -> None:
 
 class _Fuzz:
     def __init__(self, adapter: Adapter, against: Adapter | None, options: FuzzSettings,
-                 on_finding: Callable[[Finding], None] | None) -> None:
+                 on_finding: Callable[[Finding], None] | None, sandbox: Sandbox) -> None:
         self.adapter = adapter
         self.against = against
         self.options = options
         self.on_finding = on_finding or (lambda f: None)
-        self.target = FuzzTarget(adapter, against, timeout=float(options.input_timeout))
+        self.target = FuzzTarget(adapter, against)  # decodes; the sandbox runs the checks
+        self.sandbox = sandbox
         self.result = FuzzResult(adapter.spec)
         self.work = work_directory(adapter.spec, against.spec if against else None,
                                    options.work_dir)
@@ -156,8 +161,9 @@ class _Fuzz:
         self.seen.add(path.name)
         try:
             decoded = self.target.decode(path.read_bytes())
-            violation = self.target.check(decoded.case) if decoded.case is not None else None
-        except (Exception, Hang) as exc:  # a crash of the harness itself, not a finding
+            violation = (self.check(decoded.case, self.target.known)
+                         if decoded.case is not None else None)
+        except Exception as exc:  # a crash of the harness itself, not a finding
             self.result.errors.append(f"{path.name}: {type(exc).__name__}: {exc}")
             return None
         if violation is None or decoded.case is None:
@@ -169,7 +175,7 @@ class _Fuzz:
     def finish(self, pending: _Pending) -> None:
         try:
             case, violation = self.shrink(pending.case, pending.choices, pending.violation)
-        except (Exception, Hang) as exc:
+        except Exception as exc:
             self.result.errors.append(f"shrinking: {type(exc).__name__}: {exc}")
             case, violation = pending.case, pending.violation
         finding = Finding(violation, case, "fuzz", self.adapter.spec, pending.elapsed,
@@ -182,7 +188,7 @@ class _Fuzz:
 
     def shrink(self, case: Case, choices: list[int] | None, violation: Violation
                ) -> tuple[Case, Violation]:
-        if violation.property in ("hang", "linear"):
+        if violation.property in ("timeout", "linear"):
             return case, violation  # every try would cost the whole time limit
         signature = violation.signature
         others = self.target.known - {signature}
@@ -193,7 +199,7 @@ class _Fuzz:
         def fails(candidate: Case | None) -> bool:
             if candidate is None:
                 return False
-            found = self.target.check(candidate, others)
+            found = self.check(candidate, others)
             if found is None or found.signature != signature:
                 return False
             best["case"], best["violation"] = candidate, found
@@ -206,6 +212,9 @@ class _Fuzz:
         else:
             shrink_deltas(case.deltas, lambda d: fails(_soup_case(case, d)), seconds)
         return best["case"], best["violation"]  # type: ignore[return-value]
+
+    def check(self, case: Case, known: set[tuple[str, str]]) -> Violation | None:
+        return self.sandbox.check(case, known, self.options.timeout)
 
     # -- runs ------------------------------------------------------------------
     def replay(self) -> None:
@@ -226,9 +235,11 @@ class _Fuzz:
             args += ["--against", self.against.spec]
         return args + [
             "--", str(self.work / "corpus"), str(self.work / "seeds"),
-            f"-max_total_time={seconds}", f"-seed={seed}", f"-timeout={self.options.input_timeout}",
+            f"-max_total_time={seconds}", f"-seed={seed}",
+            f"-timeout={math.ceil(self.options.timeout)}",
             f"-max_len={self.options.max_len}", f"-dict={self.work / 'scrubcheck.dict'}",
-            f"-artifact_prefix={self.crashes}/", "-print_final_stats=1", "-rss_limit_mb=4096",
+            f"-artifact_prefix={self.crashes}/", "-print_final_stats=1",
+            f"-rss_limit_mb={(self.options.memory_limit or 4 << 30) >> 20}",
         ]
 
     def run(self) -> FuzzResult:
@@ -252,13 +263,9 @@ class _Fuzz:
             self.seen.update(p.name for p in self.crashes.iterdir())
         running: dict[int, tuple[subprocess.Popen, Path]] = {}
         pending: list[_Pending] = []
-        linear = self.start_linear()
         while True:
             self.fill(running, known)
-            if linear is not None and linear.poll() is not None:
-                self.end_linear(linear)
-                linear = None
-            if not running and not pending and linear is None:
+            if not running and not pending:
                 break
             time.sleep(0.05)
             for job, (process, log) in list(running.items()):
@@ -269,10 +276,6 @@ class _Fuzz:
             self.fill(running, known)  # restart crashed jobs before the slow shrinking
             if pending:
                 self.finish(pending.pop(0))
-            if self.stopped and linear is not None:  # (otherwise it ends on its own: the
-                linear.kill()                           # measurement abandons slow runs)
-                linear.wait()
-                linear = None
             if self.stopped or time.monotonic() > self.deadline + 15:
                 for process, log in running.values():
                     process.kill()
@@ -281,30 +284,18 @@ class _Fuzz:
                 running.clear()
                 if self.stopped:
                     pending.clear()
+        if self.options.linear and not self.stopped:
+            self.measure_linearity()
         self.result.seconds = round(self.elapsed(), 2)
         return self.result
 
-    def start_linear(self) -> subprocess.Popen | None:
-        if not self.options.linear:
-            return None
-        return subprocess.Popen([sys.executable, "-m", "scrubcheck.hunt.linearjob",
-                                 self.adapter.spec], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
-
-    def end_linear(self, process: subprocess.Popen) -> None:
-        out, err = process.communicate()
-        try:
-            measured = json.loads(out.strip().splitlines()[-1])
-        except (ValueError, IndexError):
-            self.result.errors.append(f"linear-time measurement failed: {err.strip()[-300:]}")
-            return
-        self.result.linear = measured["metrics"]
-        if measured["rule"]:
-            violation = Violation("linear", measured["rule"], measured["detail"], ())
-            pending = _Pending(violation, Case(Context(), (), (), 0), None,
-                               round(self.elapsed(), 2))
+    def measure_linearity(self) -> None:
+        """R-ROBUST-2 in the sandbox, after the fuzzing (so no job competes with it)."""
+        self.result.linear, violation = self.sandbox.linear(self.options.timeout)
+        if violation is not None:
             self.target.known.add(violation.signature)
-            self.finish(pending)
+            self.finish(_Pending(violation, Case(Context(), (), (), 0), None,
+                                 round(self.elapsed(), 2)))
 
     def fill(self, running: dict[int, tuple[subprocess.Popen, Path]], known: Path) -> None:
         """Start every job that is not running while there is time left."""
@@ -368,4 +359,5 @@ def fuzz(spec: str | Adapter, options: FuzzSettings | None = None,
     options = options or FuzzSettings()
     adapter = spec if isinstance(spec, Adapter) else load_adapter(spec)
     against = load_adapter(options.against) if options.against else None
-    return _Fuzz(adapter, against, options, on_finding).run()
+    with Sandbox(adapter, against, options.memory_limit) as sandbox:
+        return _Fuzz(adapter, against, options, on_finding, sandbox).run()

@@ -9,14 +9,19 @@ there is no coverage to see; the structure-aware decoding still applies).
 Failures listed in the known file do not crash: the run looks for new ones.
 With --collect, failures do not crash at all: their inputs are written to that
 directory and fuzzing goes on (a hang still ends the process: libFuzzer's
--timeout).
+-timeout). What the scrubber prints through Python goes to the job's log only
+up to PRINTED_LIMIT bytes (a scrubber printing on every delta would fill the
+disk); libFuzzer's own statistics are written below Python and always reach it.
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 from pathlib import Path
+
+PRINTED_LIMIT = 1 << 20
 
 
 def instrumented_modules(spec: str) -> tuple[str, ...]:
@@ -68,6 +73,28 @@ def read_known(path: str | None) -> set[tuple[str, str]]:
     return known
 
 
+class CappedText(io.TextIOBase):
+    """A text stream that passes the first `limit` characters on, then drops the rest."""
+
+    def __init__(self, inner: io.TextIOBase, limit: int = PRINTED_LIMIT) -> None:
+        self.inner, self.left = inner, limit
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        if self.left > 0:
+            self.inner.write(text[: self.left])
+            if self.left <= len(text):
+                self.inner.write(f"\n[scrubcheck: more than {PRINTED_LIMIT:,} characters "
+                                 "printed; the rest is not kept]\n")
+            self.left -= len(text)
+        return len(text)
+
+    def flush(self) -> None:
+        self.inner.flush()
+
+
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     ours, libfuzzer = (argv[: argv.index("--")], argv[argv.index("--") + 1:]) \
@@ -90,6 +117,8 @@ def main(argv: list[str] | None = None) -> None:
 
     instrument(instrumented_modules(args.scrubber))
 
+    log = CappedText(sys.stderr)  # type: ignore[arg-type]
+    sys.stdout = sys.stderr = log  # type: ignore[assignment]
     collect = Path(args.collect) if args.collect else None
     target = FuzzTarget(adapter, against, read_known(args.known), collect=collect)
     atheris.Setup([sys.argv[0], *libfuzzer], target)

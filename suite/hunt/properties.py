@@ -29,7 +29,6 @@ from scrubcheck.checks import (
 from scrubcheck.checks.findings import Finding
 from scrubcheck.checks.render import around, describe_difference, first_difference
 from scrubcheck.hunt.case import Case
-from scrubcheck.hunt.guard import Hang, time_limit
 from scrubcheck.hunt.violation import Violation
 from scrubcheck.model import Scenario
 from scrubcheck.vocabulary import Vocabulary, build_vocabulary, fold
@@ -43,18 +42,16 @@ def first_violation(
     *,
     against: Adapter | None = None,
     known: Known | set[tuple[str, str]] = frozenset(),
-    timeout: float | None = 10.0,
 ) -> Violation | None:
-    """The first violation of `case` whose signature is not in `known`, or None."""
-    try:
-        with time_limit(timeout):
-            for violation in violations(adapter, case, against=against):
-                if violation.signature not in known:
-                    return violation
-    except Hang as exc:
-        hang = Violation("hang", "R-ROBUST-1", f"a call of the scrubber gave {exc}",
-                         case.deltas)
-        return None if hang.signature in known else hang
+    """The first violation of `case` whose signature is not in `known`, or None.
+
+    It calls the scrubber in this process, unguarded: `hunt` and `fuzz` call it in a
+    sandbox child (`scrubcheck.hunt.sandbox`), which turns a hang or a crash into a
+    violation of its own; the fuzz target runs under libFuzzer's -timeout.
+    """
+    for violation in violations(adapter, case, against=against):
+        if violation.signature not in known:
+            return violation
     return None
 
 
@@ -76,7 +73,7 @@ def violations(adapter: Adapter, case: Case, *, against: Adapter | None = None
     yield from _leak(first, detector, case.deltas)
     if not first.ok:
         return
-    vocabulary = _vocabulary(context.features)
+    vocabulary = context.vocabulary()
     yield from _from(check_tags(first.output, vocabulary), "no-tag", case.deltas)
     if case.expected is not None:
         yield from _answer(case, first.output)
@@ -176,7 +173,7 @@ def _holdback(case: Case, trace: Trace) -> Iterator[Violation]:
     for char in trace.deltas:
         total += len(reference.feed(char))
         ends.append(total)
-    max_len = _vocabulary(case.context.features).max_len
+    max_len = case.context.vocabulary().max_len
     _, finding = measure_holdback(True, trace, ends, [], max_len)
     yield from _from(finding, "holdback", case.deltas)
 

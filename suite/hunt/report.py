@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from scrubcheck.checks.linear import LinearMeasurement, ratios_text
 from scrubcheck.hunt.finding import Finding
 from scrubcheck.hunt.scenario import finding_yaml, findings_file
 
@@ -33,6 +34,17 @@ def print_summary(tool: str, spec: str, findings: list[Finding], seconds: float,
               f"{finding.scenario_id}", file=out)
     for error in errors:
         print(f"  harness problem (not the scrubber's fault): {error}", file=out)
+
+
+def linear_lines(linear: LinearMeasurement | None) -> list[str]:
+    """The summary line of the linear-time measurement (none when it did not run)."""
+    if linear is None:
+        return []
+    if linear.unmeasured:
+        return [f"linear time (R-ROBUST-2): {linear.unmeasured}"]
+    verdict = "FAIL" if linear.finding else "ok"
+    return [f"linear time (R-ROBUST-2): {verdict} — time ratio n -> 8n: "
+            f"{ratios_text(linear.metrics)}"]
 
 
 def save_findings(findings: list[Finding], directory: Path) -> list[Path]:

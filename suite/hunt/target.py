@@ -26,12 +26,11 @@ class FuzzTarget:
     on fuzzing: `scrubcheck fuzz` then finds every distinct failure without restarts."""
 
     def __init__(self, adapter: Adapter, against: Adapter | None = None,
-                 known: Iterable[tuple[str, str]] = (), timeout: float | None = None,
-                 max_items: int = 8, collect: Path | None = None) -> None:
+                 known: Iterable[tuple[str, str]] = (), max_items: int = 8,
+                 collect: Path | None = None) -> None:
         self.adapter = adapter
         self.against = against
         self.known = set(known)
-        self.timeout = timeout
         self.collect = collect
         self.profile = Profile.of(adapter, *([against] if against else []), max_items=max_items)
 
@@ -40,8 +39,7 @@ class FuzzTarget:
 
     def check(self, case: Case, known: set[tuple[str, str]] | None = None) -> Violation | None:
         return first_violation(self.adapter, case, against=self.against,
-                               known=self.known if known is None else known,
-                               timeout=self.timeout)
+                               known=self.known if known is None else known)
 
     def __call__(self, data: bytes) -> None:
         case = self.decode(data).case
@@ -63,10 +61,6 @@ class FuzzTarget:
 
 
 def _robust(error: PropertyFailure) -> None:
-    raise error
-
-
-def _hang(error: PropertyFailure) -> None:
     raise error
 
 
@@ -107,7 +101,7 @@ def _other(error: PropertyFailure) -> None:
 
 
 _RAISERS: dict[str, Callable[[PropertyFailure], None]] = {
-    "robust": _robust, "hang": _hang, "no-leak": _no_leak, "no-tag": _no_tag,
+    "robust": _robust, "no-leak": _no_leak, "no-tag": _no_tag,
     "answer": _answer, "chunking": _chunking, "idempotence": _idempotence,
     "truncation": _truncation, "holdback": _holdback, "differential": _differential,
 }

@@ -14,7 +14,9 @@ from scrubcheck.spec import RULES
 #: property -> what it checks, for descriptions and the command's help
 PROPERTIES: dict[str, str] = {
     "robust": "feed() and flush() return str and never raise (R-ROBUST-1)",
-    "hang": "every call returns (a scrubber that hangs never answers: R-ROBUST-1)",
+    "timeout": "every call returns within --timeout seconds of wall-clock time (R-ROBUST-1)",
+    "crash": "the scrubber never ends the process it runs in (a segfault, os._exit: "
+             "R-ROBUST-1)",
     "no-leak": "no canary of the reasoning shows at any point of the stream (R-LEAK-1)",
     "no-tag": "no tag of the active vocabulary outside code in the output (R-TAG-1)",
     "answer": "the answer comes out exactly as the stream's structure says (R-FID-1, R-WS-1)",

@@ -1,0 +1,37 @@
+"""Old option spellings that keep working, with a warning, after an option was renamed.
+
+    new = parser.add_argument("--timeout", type=float, default=10.0, metavar="S", help=...)
+    add_alias(parser, "--example-timeout", new)
+
+The alias stores into the new option's destination (same type and metavar), so
+the command sees one value whichever spelling was used, and scripts that use
+the old name go on working while they are told to move. (argparse's own
+`deprecated=` needs Python 3.13.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+
+class _DeprecatedAlias(argparse.Action):
+    def __init__(self, option_strings: Sequence[str], dest: str, *, new: str,
+                 **kwargs: object) -> None:
+        super().__init__(option_strings, dest, **kwargs)  # type: ignore[arg-type]
+        self.new = new
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:
+        print(f"{parser.prog}: {option_string} is deprecated; use {self.new} (same meaning)",
+              file=sys.stderr)
+        setattr(namespace, self.dest, values)
+
+
+def add_alias(parser: argparse.ArgumentParser, old: str, new: argparse.Action) -> None:
+    """Accept `old` as a deprecated spelling of the option `new`."""
+    parser.add_argument(old, dest=new.dest, type=new.type, metavar=new.metavar,
+                        action=_DeprecatedAlias, new=new.option_strings[0],
+                        default=argparse.SUPPRESS,
+                        help=f"deprecated spelling of {new.option_strings[0]}")
