@@ -231,3 +231,56 @@ def test_reuse_keeps_runs_made_with_the_same_settings_corpus_and_versions(tmp_pa
     write(corpus_digest="")
     assert _reusable(path, settings, digest, "1.2") is None  # made before digests were kept
     assert _reusable(tmp_path / "missing.json", settings, digest, "1.2") is None
+
+
+def _matrix_command(argv: list[str]) -> int:
+    import argparse
+
+    from scrubcheck.commands import matrix as matrix_command
+
+    parser = argparse.ArgumentParser(prog="scrubcheck matrix")
+    matrix_command.add_arguments(parser)
+    return matrix_command.run(parser.parse_args(argv))
+
+
+def test_matrix_refuses_a_bad_scrubber_spec_or_selection_with_exit_2(tmp_path, capsys):
+    out = ["--out", str(tmp_path), "--no-peers"]
+    assert _matrix_command([*out, "--scrubber", "no.such.module:X"]) == 2
+    assert "cannot load scrubber" in capsys.readouterr().err
+    assert _matrix_command([*out, "--scrubber", "reference"]) == 2  # the reference's own row
+    assert "clashes" in capsys.readouterr().err
+    assert _matrix_command([*out, "--id", "no-such-scenario-*"]) == 2
+    assert "no scenario matches" in capsys.readouterr().err
+    assert _matrix_command(["--out", str(tmp_path), "--no-peers", "--peers", "x"]) == 2
+    assert _matrix_command([*out, "--timeout", "0"]) == 2
+    assert _matrix_command([*out, "--memory-limit", "lots"]) == 2
+    assert not (tmp_path / "matrix.json").exists()
+
+
+BROKEN_SPEC = "scrubcheck.scrubbers.broken.stateless:StatelessScrubber"
+
+
+def test_a_scrubber_row_runs_beside_the_reference_and_is_never_reused(tmp_path):
+    from scrubcheck.matrix import run_matrix
+    from scrubcheck.model import Scenario
+    from scrubcheck.runner import RunSettings
+
+    scenarios = [Scenario("a", "blocks", ("R-BLOCK-1",), "",
+                          ("Sure. <think>secret planning text</think>", "answer"),
+                          ("secret planning text",), visible="Sure. answer")]
+    settings = RunSettings(jobs=1, linear_check=False, random_count=1)
+    said: list[str] = []
+
+    def build() -> Matrix:
+        return run_matrix([], set(), scenarios, settings, tmp_path, quick=True, reuse=True,
+                          say=said.append, scrubbers=[("mine", BROKEN_SPEC)],
+                          selection="1 of 2 scenarios (--id a)")
+
+    first = build()
+    assert [(r.name, r.spec, r.verdicts()) for r in first.rows] == [
+        ("reference", "reference", {"a": PASS}), ("mine", BROKEN_SPEC, {"a": LEAK})]
+    assert first.rows[1].kind == "stream scrubber" and "Selection: 1 of 2" in first.mode_note
+    assert (tmp_path / "peers" / "mine" / "report.json").is_file()
+    second = build()
+    assert [r.reused for r in second.rows] == [True, False]  # no version tells builds apart
+

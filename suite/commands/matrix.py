@@ -1,9 +1,14 @@
 """`scrubcheck matrix`: run the reference and every installed peer, write the matrix.
 
 Writes matrix.md, matrix.html and matrix.json in --out, and each
-implementation's full report under --out/peers/<name>/. Exit 0 when the
-matrix was written (the peers' failures are its content, not an error), 2 on
-usage errors.
+implementation's full report under --out/peers/<name>/. `--scrubber SPEC` adds
+a row for any scrubber `run` takes (an implementer comparing builds of their
+own with the reference and the peers); `--area`/`--id` narrow the corpus, and
+the page says so. `--timeout` is the wall-clock budget of each scenario and of
+each row's linear-time check, exactly as in `run`: a row that hangs, crashes
+or runs out of memory costs its own scenarios (TIMEOUT or ERROR) and nothing
+of the other rows. Exit 0 when the matrix was written (the implementations'
+failures are its content, not an error), 2 on usage errors.
 """
 
 from __future__ import annotations
@@ -12,11 +17,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from scrubcheck.corpus import load_corpus
+from scrubcheck.adapters import AdapterError, load_adapter
+from scrubcheck.commands.run import slug
+from scrubcheck.corpus import load_corpus, select
 from scrubcheck.matrix import run_matrix, write_matrix
 from scrubcheck.peers import ManifestError, shipped_manifests
 from scrubcheck.runner import RunSettings
-from scrubcheck.runner.settings import default_jobs
+from scrubcheck.runner.settings import default_jobs, parse_size
 
 NAME = "matrix"
 HELP = "run every installed peer and the reference; write the compliance matrix"
@@ -26,6 +33,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--peers", action="append", metavar="NAMES",
                         help="only these peers (comma-separated, repeatable; default: all "
                              "installed); the reference always runs")
+    parser.add_argument("--no-peers", action="store_true",
+                        help="no peer rows: the reference and the --scrubber rows only")
+    parser.add_argument("--scrubber", action="append", default=[], metavar="SPEC",
+                        help="also run this scrubber as a row of its own (any spec `run` "
+                             "takes: module:attr, path/file.py:attr, a registered name, "
+                             "peer:path/to/peer.toml; repeatable), named after the spec")
+    parser.add_argument("--area", action="append", metavar="A",
+                        help="only scenarios of this area (repeatable; default: the whole "
+                             "corpus)")
+    parser.add_argument("--id", action="append", metavar="GLOB",
+                        help="only these scenario ids (repeatable, globs work)")
     parser.add_argument("--out", type=Path, default=Path("reports"), metavar="DIR",
                         help="where to write the matrix (default: reports/)")
     parser.add_argument("--jobs", type=int, default=None, metavar="N",
@@ -36,7 +54,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--reuse", action="store_true",
                         help="keep runs already in --out made with the same settings")
     parser.add_argument("--timeout", type=float, default=120.0, metavar="S",
-                        help="seconds per scenario (default 120: peers answer over a pipe)")
+                        help="wall-clock seconds per scenario, and for each row's linear-time "
+                             "check, before the implementation is killed (default 120: peers "
+                             "answer over a pipe)")
+    parser.add_argument("--memory-limit", metavar="SIZE",
+                        help="memory each worker process may allocate, e.g. 512M or 2G "
+                             "(default: no limit); hitting it is an ERROR")
     parser.add_argument("--seed", type=int, default=0, metavar="N")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     parser.add_argument("--render-from", type=Path, metavar="MATRIX_JSON",
@@ -48,32 +71,67 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.render_from:
         return render_from(args.render_from, args.out)
+    if args.timeout <= 0:
+        return _usage("--timeout must be positive")
+    try:
+        memory_limit = parse_size(args.memory_limit) if args.memory_limit else None
+    except ValueError as exc:
+        return _usage(f"--memory-limit: {exc}")
     try:
         manifests = shipped_manifests()
     except ManifestError as exc:
-        print(f"scrubcheck matrix: {exc}", file=sys.stderr)
-        return 2
+        return _usage(str(exc))
     requested = {n.strip() for group in args.peers or () for n in group.split(",") if n.strip()}
     known = {m.name for m in manifests}
     unknown = requested - known
     if unknown:
-        print(f"scrubcheck matrix: unknown peer(s) {', '.join(sorted(unknown))}",
-              file=sys.stderr)
-        return 2
-    if requested:
+        return _usage(f"unknown peer(s) {', '.join(sorted(unknown))}")
+    if args.no_peers and requested:
+        return _usage("--no-peers and --peers contradict each other")
+    if requested or args.no_peers:
         manifests = [m for m in manifests if m.name in requested]
+    scrubbers = [(slug(spec), spec) for spec in dict.fromkeys(args.scrubber)]
+    taken = {"reference", *known}
+    clash = [spec for name, spec in scrubbers if name in taken]
+    if clash:
+        return _usage(f"--scrubber {clash[0]}: its row name clashes with the reference or a "
+                      "peer (the reference always runs; name peers with --peers)")
+    for _, spec in scrubbers:
+        try:
+            load_adapter(spec)  # a mistyped spec is a usage error, not a row that failed
+        except AdapterError as exc:
+            return _usage(f"cannot load scrubber: {exc}")
     corpus = load_corpus(None)
     for error in corpus.errors:
         print(error, file=sys.stderr)
-    settings = RunSettings(seed=args.seed, timeout_s=args.timeout, jobs=args.jobs)
+    scenarios = select(corpus.scenarios, areas=args.area, ids=args.id)
+    if not scenarios:
+        return _usage(f"no scenario matches the selection ({len(corpus.scenarios)} loaded)")
+    settings = RunSettings(seed=args.seed, timeout_s=args.timeout, jobs=args.jobs,
+                           memory_limit=memory_limit)
     from scrubcheck.matrix.build import matrix_settings
 
     settings = matrix_settings(settings, args.quick)
-    matrix = run_matrix(manifests, requested, corpus.scenarios, settings, args.out,
-                        quick=args.quick, reuse=args.reuse, progress=not args.no_progress)
+    matrix = run_matrix(manifests, requested, scenarios, settings, args.out,
+                        quick=args.quick, reuse=args.reuse, progress=not args.no_progress,
+                        scrubbers=scrubbers,
+                        selection=_selection(args, len(scenarios), len(corpus.scenarios)))
     for path in write_matrix(matrix, args.out):
         print(f"wrote {path}")
     return 0
+
+
+def _selection(args: argparse.Namespace, chosen: int, loaded: int) -> str:
+    """Words for the page when not every scenario ran ('' when all did)."""
+    if chosen == loaded:
+        return ""
+    given = [f"--area {a}" for a in args.area or ()] + [f"--id {i}" for i in args.id or ()]
+    return f"{chosen:,} of the {loaded:,} scenarios ({' '.join(given)})"
+
+
+def _usage(message: str) -> int:
+    print(f"scrubcheck matrix: {message}", file=sys.stderr)
+    return 2
 
 def render_from(path: Path, out: Path) -> int:
     """The pages again from a stored matrix.json: no implementation runs."""

@@ -3,7 +3,12 @@
 Each implementation's run is written as a full report under
 `<out>/peers/<name>/` as soon as it finishes, so an interrupted matrix loses
 one run at most, and `reuse=True` picks up runs made with the same settings,
-scrubcheck, SPEC, corpus and implementation version.
+scrubcheck, SPEC, corpus and implementation version. Besides peers, any
+scrubber spec `run` takes can be a row (an implementer comparing builds of
+their own); such a row has no version to tell its builds apart, so it is never
+reused. Every run has its own worker pool with the same per-scenario
+wall-clock timeout and memory limit, so a row that hangs or crashes costs its
+own scenarios and nothing of the other rows.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ import hashlib
 import json
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -58,6 +63,11 @@ def peer_row(manifest: Manifest) -> Row:
     version = (record.version if record else "") or manifest.package.version
     return Row(manifest.name, manifest.title, manifest.kind, manifest.package.label, version,
                f"peer:{manifest.name}", "ran", manifest.model_of, manifest.all_restrictions())
+
+
+def scrubber_row(name: str, spec: str) -> Row:
+    """A row for a scrubber spec given on the command line (in-process or a peer path)."""
+    return Row(name, spec, "scrubber", spec, "", spec, "ran")
 
 
 def not_run_reason(manifest: Manifest, requested: bool) -> str | None:
@@ -108,11 +118,15 @@ def run_matrix(
     reuse: bool = False,
     progress: bool = False,
     say: Say = print,
+    scrubbers: Sequence[tuple[str, str]] = (),
+    selection: str = "",
 ) -> Matrix:
-    """Run the reference and the chosen peers; write each full report as it finishes."""
+    """Run the reference, the chosen peers and the `scrubbers` rows ((name, spec) each);
+    write each full report as it finishes. `selection` (words saying which scenarios,
+    when not all) is added to the mode note."""
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     clock = time.monotonic()
-    rows = [reference_row()]
+    rows = [reference_row(), *(scrubber_row(name, spec) for name, spec in scrubbers)]
     digest = corpus_digest(scenarios)
     for manifest in manifests:
         row = peer_row(manifest)
@@ -127,7 +141,8 @@ def run_matrix(
         folder = out / "peers" / row.name
         report = folder / "report.json"
         row.report = str(report.relative_to(out))
-        run = _reusable(report, settings, digest, row.version) if reuse else None
+        run = _reusable(report, settings, digest, row.version) if reuse and row.version \
+            else None
         if run is not None:
             say(f"[{index}/{len(rows)}] {row.name}: reusing {report}")
             row.run, row.reused = run, True
@@ -142,12 +157,16 @@ def run_matrix(
             say(f"    {row.status}")
             continue
         row.run.settings.update(corpus_digest=digest, implementation_version=row.version)
+        if row.kind == "scrubber":
+            row.kind = f"{row.run.scrubber_kind} scrubber"
         write_reports(row.run, folder)
         counts = row.run.counts()
         say(f"    {time.monotonic() - begun:.0f} s: "
             + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
         sys.stdout.flush()
-    matrix = Matrix(rows, "quick" if quick else "full", QUICK_NOTE if quick else FULL_NOTE,
+    note = (QUICK_NOTE if quick else FULL_NOTE) + (f" Selection: {selection}." if selection
+                                                   else "")
+    matrix = Matrix(rows, "quick" if quick else "full", note,
                     started_at, round(time.monotonic() - clock, 1), settings.to_dict())
     matrix.index_scenarios()
     return matrix
