@@ -39,6 +39,10 @@ CHECK_EVERY = 64  # feeds between two looks at the clocks (abandon, wall-clock b
 # A round is one 8n run and eight n runs: 16 times a short run when linear, planned
 # with a quarter more for noise.
 ROUND_COST = 2 * GROWTH * 1.25
+# n is small enough when the budget holds a round, and also an 8n run that is abandoned
+# (a quadratic scrubber's): otherwise the clock would cut that run before it is judged,
+# and a scrubber that is clearly not linear would come out "not measured".
+PLAN = max(ROUND_COST, ABANDON)
 
 _PIECES = (
     "Sure, here is the summary you asked for. ",
@@ -159,7 +163,7 @@ def _ratio(adapter: Adapter, size: int, clock: _Clock, share: float) -> _SizeRes
         wall = time.monotonic() - wall
         if first < MIN_SECONDS and n < MAX_N and direction >= 0:
             n, direction = n * 2, 1
-        elif ROUND_COST * max(wall, first) > clock.left() and n > MIN_N and direction <= 0:
+        elif PLAN * max(wall, first) > clock.left() and n > MIN_N and direction <= 0:
             n, direction = n // 2, -1
         else:
             break
