@@ -5,11 +5,15 @@
     gateway check CAPTURE... [--scrubber SPEC]...
     gateway import CAPTURE... [--id ID] [--out FILE]
     gateway serve [--corpus DIR] [--captures FILE] [--port P]
+    gateway audit --gateway URL [--key-env VAR] [--route T] [--upstream SHAPE] [filters]
 
 Exit codes: record 0, or 1 when a stream failed (the capture is written
 anyway); check 1 when any scrubber leaks; import 1 when the scenario does not
 lint, 2 when a capture is incomplete (failed, or cut without a finish) and
-nothing is written unless --skip-failed; 2 on usage errors everywhere.
+nothing is written unless --skip-failed; audit as `run`: 0 when every stream
+was split or passed through, 1 on any LEAK, LOSS, altered or ERROR, 2 when
+nothing can run (unreachable gateway, refused key, every request failing),
+130 on Ctrl-C; 2 on usage errors everywhere.
 """
 
 from __future__ import annotations
@@ -18,7 +22,9 @@ import argparse
 import json
 import sys
 import tempfile
+from contextlib import ExitStack
 from pathlib import Path
+from typing import Any
 
 from scrubcheck.gateway.capture import Capture, CaptureFileError, write_captures
 
@@ -36,14 +42,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "import", help="turn captures into corpus scenarios (YAML)"))
     _serve_arguments(sub.add_parser(
         "serve", help="OpenAI-compatible server replaying corpus scenarios as SSE"))
+    _audit_arguments(sub.add_parser(
+        "audit", help="run the corpus through a gateway and judge what its clients receive"))
 
 
 def run(args: argparse.Namespace) -> int:
     action = getattr(args, "gateway_command", None)
     if action is None:
-        return _usage("choose an action: record, check, import or serve "
+        return _usage("choose an action: record, check, import, serve or audit "
                       "(scrubcheck gateway ACTION --help)")
-    return {"record": _record, "check": _check, "import": _import, "serve": _serve}[action](args)
+    return {"record": _record, "check": _check, "import": _import, "serve": _serve,
+            "audit": _audit}[action](args)
 
 
 def _usage(message: str) -> int:
@@ -313,3 +322,144 @@ def _serve(args: argparse.Namespace) -> int:
     finally:
         server.server_close()
     return 0
+
+
+# ------------------------------------------------------------------- audit
+def _audit_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--gateway", required=True, metavar="URL",
+                   help="the gateway's OpenAI base URL, as a client is given it (…/v1)")
+    p.add_argument("--key-env", "--api-key-env", dest="key_env", metavar="VAR",
+                   help="environment variable holding the gateway's API key (default: "
+                        "OPENAI_API_KEY when set, else a placeholder key); the key is never "
+                        "written to reports, captures or messages")
+    p.add_argument("--route", default="model={id}", metavar="TEMPLATE",
+                   help="how a request names the scenario: space-separated terms model=V, "
+                        "body.FIELD=V, header:NAME=V, where {id} is the scenario's upstream "
+                        "name (default model={id}; e.g. model=scrubcheck/{id}, "
+                        "'model=replay body.scenario={id}')")
+    p.add_argument("--upstream", choices=("inline", "native", "both"), default="both",
+                   help="how the upstream sends reasoning: inline in content, natively on "
+                        "reasoning_content, or each scenario both ways (default both)")
+    p.add_argument("--upstream-url", metavar="URL",
+                   help="use this running `scrubcheck gateway serve` as the upstream instead "
+                        "of starting one")
+    p.add_argument("--upstream-port", type=int, default=8400, metavar="P",
+                   help="port of the replay server the audit starts on 127.0.0.1, where the "
+                        "gateway is configured to send requests (default 8400; 0 picks one)")
+    p.add_argument("--corpus", action="append", type=Path, metavar="PATH",
+                   help="corpus file or directory (repeatable; default: the shipped corpus)")
+    p.add_argument("--area", action="append", metavar="A", help="only this area (repeatable)")
+    p.add_argument("--rule", action="append", metavar="R",
+                   help="only scenarios exercising this rule; globs like R-CODE-* work")
+    p.add_argument("--feature", action="append", metavar="F",
+                   help="only scenarios enabling this feature (repeatable)")
+    p.add_argument("--id", action="append", metavar="GLOB", help="only these scenario ids")
+    p.add_argument("--jobs", type=int, default=2, metavar="N",
+                   help="requests in flight at once (default 2)")
+    p.add_argument("--timeout", type=float, default=60.0, metavar="S",
+                   help="give up on a request when no data arrives for S seconds (default 60)")
+    p.add_argument("--stream-only", action="store_true",
+                   help="skip the non-streaming request for each scenario")
+    p.add_argument("--label", metavar="NAME", help="the gateway's name in the reports")
+    p.add_argument("--report-dir", nargs="?", const="", default=None, metavar="DIR",
+                   help="write audit.{md,html,json,junit.xml} there (without DIR: "
+                        "reports/gateway-audit/<label>/)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar or lines")
+
+
+def _audit(args: argparse.Namespace) -> int:
+    from scrubcheck.corpus import load_corpus, select
+    from scrubcheck.gateway.audit import AuditOptions, audit, check_upstream, replay_upstream
+    from scrubcheck.gateway.audit_report import summary_lines, write_audit_reports
+    from scrubcheck.gateway.importer import slug
+    from scrubcheck.gateway.recorder import DEFAULT_KEY_ENV, MissingKey, api_key
+    from scrubcheck.gateway.route import Route, RouteError
+    from scrubcheck.gateway.upstream import Shape
+
+    if args.jobs < 1:
+        return _usage("--jobs must be at least 1")
+    if args.timeout <= 0:
+        return _usage("--timeout must be positive")
+    try:
+        route = Route.parse(args.route)
+        key, key_note = api_key(args.key_env)
+    except (RouteError, MissingKey) as exc:
+        return _usage(str(exc))
+    try:
+        corpus = load_corpus(list(args.corpus) if args.corpus else None)
+    except FileNotFoundError as exc:
+        return _usage(str(exc))
+    for error in corpus.errors:
+        print(f"corpus: {error}", file=sys.stderr)
+    scenarios = select(corpus.scenarios, areas=args.area, rules=args.rule,
+                       features=args.feature, ids=args.id)
+    if not scenarios:
+        return _usage(f"no scenario matches the selection ({len(corpus.scenarios)} loaded)")
+    print(f"scrubcheck gateway audit: {key_note}", file=sys.stderr)
+    shapes = tuple(Shape) if args.upstream == "both" else (Shape(args.upstream),)
+    options = AuditOptions(
+        route=route, shapes=shapes, api_key=key,
+        key_env=args.key_env or (DEFAULT_KEY_ENV if key else None), jobs=args.jobs,
+        timeout=args.timeout, non_streaming=not args.stream_only, label=args.label)
+    progress = None if args.no_progress else _AuditProgress(len(scenarios) * len(shapes))
+    with ExitStack() as stack:  # the upstream and the progress bar end however the audit does
+        if progress is not None:
+            stack.callback(progress.close)
+        upstream: Any = args.upstream_url
+        if upstream:
+            problem = check_upstream(upstream, scenarios)
+            if problem:
+                return _usage(problem)
+        else:
+            try:
+                upstream = stack.enter_context(
+                    replay_upstream(corpus.scenarios, port=args.upstream_port))
+            except OSError as exc:
+                return _usage(f"cannot start the upstream on 127.0.0.1:{args.upstream_port}: "
+                              f"{exc} (choose another with --upstream-port, or run one and "
+                              "pass --upstream-url)")
+            print(f"upstream: replay server at {upstream.url}: the gateway must send chat "
+                  f"completions there; it asks for models like {scenarios[0].id} and "
+                  f"{scenarios[0].id}:native (a provider prefix such as openai/ is ignored)",
+                  file=sys.stderr, flush=True)
+        result = audit(args.gateway, scenarios, options, upstream=upstream, progress=progress)
+    for line in summary_lines(result):
+        print(line)
+    if args.report_dir is not None:
+        report_dir = Path(args.report_dir or Path("reports") / "gateway-audit"
+                          / slug(result.label))
+        for path in write_audit_reports(result, report_dir):
+            print(f"report: {path}")
+    return result.exit_code()
+
+
+class _AuditProgress:
+    """How far the audit has got, on stderr: a bar on a terminal, a line at each tenth
+    in a log (a CI log that stays quiet for minutes looks hung)."""
+
+    def __init__(self, total: int) -> None:
+        self.total, self.finished, self.failed, self.step = total, 0, 0, 0
+        self.bar = None
+        if sys.stderr.isatty():
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, unit="stream", file=sys.stderr, dynamic_ncols=True,
+                            desc="gateway audit")
+
+    def __call__(self, audited) -> None:
+        self.finished += 1
+        self.failed += audited.verdict.failed
+        if self.bar is not None:
+            self.bar.update(1)
+            if audited.verdict.failed:
+                self.bar.set_postfix_str(f"{audited.verdict.value}: {audited.name}"[:40])
+            return
+        step = 10 * self.finished // max(self.total, 1)
+        if step > self.step:
+            self.step = step
+            print(f"scrubcheck: {self.finished}/{self.total} scenario streams audited, "
+                  f"{self.failed} failing", file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()

@@ -111,7 +111,7 @@ def analyse(capture: Capture) -> Analysis:
     fmt = _format(bool(structured.strip()), bool(run.pieces) or context.starts_in_reasoning,
                   context, unclosed is not None)
     analysis = Analysis(fmt, context, source, run.output, run.cuts, inline, structured)
-    analysis.needs = _needs(context)
+    analysis.needs = needs_for(context)
     analysis.notes = _notes(capture, analysis, run, unclosed)
     return analysis
 
@@ -183,7 +183,8 @@ def _format(structured: bool, inline: bool, context: Context, unclosed: bool) ->
     return Format.NONE
 
 
-def _needs(context: Context) -> list[Need]:
+def needs_for(context: Context) -> list[Need]:
+    """The context values a client must pass for a stream of `context`, and why."""
     needs = []
     if context.starts_in_reasoning:
         needs.append(Need("starts_in_reasoning", True, _RULES["starts_in_reasoning"],

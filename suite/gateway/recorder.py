@@ -103,16 +103,15 @@ class Recorder:
         self._client.close()
 
     def record(self, model: str, messages: list[dict[str, Any]], *, name: str,
-               extra_body: dict[str, Any] | None = None) -> Capture:
+               extra_body: dict[str, Any] | None = None,
+               headers: dict[str, str] | None = None) -> Capture:
         """Stream one chat completion and return its capture (never raises for the
-        stream's own failures: they become the capture's `error`)."""
-        capture = Capture(name=name, source="record", request={
-            "base_url": public_url(self.base_url), "model": model, "messages": messages,
-            **({"extra_body": extra_body} if extra_body else {})})
-        capture.started_at = datetime.now(UTC).isoformat(timespec="milliseconds")
+        stream's own failures: they become the capture's `error`). `headers` are sent
+        with the request and kept in the capture (they route, they carry no key)."""
+        capture = self._capture(name, model, messages, extra_body, headers, stream=True)
         start = time.monotonic()
         try:
-            _stream(self._client, capture, model, messages, extra_body, start)
+            _stream(self._client, capture, model, messages, extra_body, headers, start)
         except Exception as exc:  # every failure of the stream is data; see _failure
             capture.error = _failure(exc, capture, self.timeout)
             if capture.error is None:
@@ -121,6 +120,36 @@ class Recorder:
             capture.duration_s = time.monotonic() - start
         _judge_end(capture, self._transport.tap)
         _redact_capture(capture, self._secret)
+        return capture
+
+    def complete(self, model: str, messages: list[dict[str, Any]], *, name: str,
+                 extra_body: dict[str, Any] | None = None,
+                 headers: dict[str, str] | None = None) -> Capture:
+        """Ask for the same completion without streaming. The capture holds one chunk:
+        the message's channels whole and the finish_reason (`request.stream` is false,
+        and `done` stays false: no `[DONE]` line ends a plain response)."""
+        capture = self._capture(name, model, messages, extra_body, headers, stream=False)
+        start = time.monotonic()
+        try:
+            _complete(self._client, capture, model, messages, extra_body, headers, start)
+        except Exception as exc:  # as in record(): failures are data
+            capture.error = _failure(exc, capture, self.timeout)
+            if capture.error is None:
+                raise
+        finally:
+            capture.duration_s = time.monotonic() - start
+        _redact_capture(capture, self._secret)
+        return capture
+
+    def _capture(self, name: str, model: str, messages: list[dict[str, Any]],
+                 extra_body: dict[str, Any] | None, headers: dict[str, str] | None,
+                 *, stream: bool) -> Capture:
+        capture = Capture(name=name, source="record", request={
+            "base_url": public_url(self.base_url), "model": model, "messages": messages,
+            **({"extra_body": extra_body} if extra_body else {}),
+            **({"headers": headers} if headers else {}),
+            **({} if stream else {"stream": False})})
+        capture.started_at = datetime.now(UTC).isoformat(timespec="milliseconds")
         return capture
 
 
@@ -167,18 +196,26 @@ def _cut(capture: Capture, exc: Exception) -> CaptureError:
                         f"{len(capture.chunks)} chunks ({type(exc).__name__}: {exc})")
 
 
-def _stream(client: openai.OpenAI, capture: Capture, model: str,
-            messages: list[dict[str, Any]], extra_body: dict[str, Any] | None,
-            start: float) -> None:
-    stream = client.chat.completions.create(model=model, messages=messages,  # type: ignore
-                                            stream=True, extra_body=extra_body)
-    headers = stream.response.headers
-    capture.response["status"] = stream.response.status_code
+def _note_headers(capture: Capture, status: int, headers: httpx.Headers) -> None:
+    """The response facts a capture keeps: status, content type, what a scrubcheck
+    replay server announced."""
+    capture.response["status"] = status
+    if headers.get("content-type"):
+        capture.response["content_type"] = headers["content-type"]
     if headers.get(SCENARIO_HEADER):
         capture.response["scenario"] = headers[SCENARIO_HEADER]
     announced = parse_context_header(headers.get(CONTEXT_HEADER))
     if announced is not None:
         capture.response["scrubcheck_context"] = announced
+
+
+def _stream(client: openai.OpenAI, capture: Capture, model: str,
+            messages: list[dict[str, Any]], extra_body: dict[str, Any] | None,
+            headers: dict[str, str] | None, start: float) -> None:
+    stream = client.chat.completions.create(model=model, messages=messages,  # type: ignore
+                                            stream=True, extra_body=extra_body,
+                                            extra_headers=headers)
+    _note_headers(capture, stream.response.status_code, stream.response.headers)
     wanted = [key for key in ("id", "model", "system_fingerprint")
               if key not in capture.response]  # each from the first chunk that has it
     with stream:
@@ -193,6 +230,41 @@ def _stream(client: openai.OpenAI, capture: Capture, model: str,
             chunk = _chunk(event, t)
             if chunk is not None:
                 capture.chunks.append(chunk)
+
+
+def _complete(client: openai.OpenAI, capture: Capture, model: str,
+              messages: list[dict[str, Any]], extra_body: dict[str, Any] | None,
+              headers: dict[str, str] | None, start: float) -> None:
+    raw = client.chat.completions.with_raw_response.create(  # type: ignore
+        model=model, messages=messages, extra_body=extra_body, extra_headers=headers)
+    _note_headers(capture, raw.status_code, raw.headers)
+    kind = raw.headers.get("content-type", "")
+    if "json" not in kind:
+        capture.error = CaptureError("malformed", f"the server answered Content-Type "
+                                     f"{kind or 'none'!r}, not JSON; the body starts "
+                                     f"{raw.text[:80]!r}")
+        return
+    try:
+        completion = raw.parse()
+    except (ValueError, TypeError) as exc:  # json.JSONDecodeError and pydantic's errors
+        capture.error = CaptureError("malformed", f"the body is not a chat.completion "
+                                     f"({type(exc).__name__}: {str(exc)[:160]}); the body "
+                                     f"starts {raw.text[:80]!r}")
+        return
+    for key in ("id", "model", "system_fingerprint"):
+        value = getattr(completion, key, None)
+        if isinstance(value, str):
+            capture.response[key] = value
+    choice = next((c for c in completion.choices or () if getattr(c, "index", 0) == 0), None)
+    if choice is None or choice.message is None:
+        capture.error = CaptureError("malformed", "the completion has no choice 0 with a "
+                                     "message")
+        return
+    content, reasoning_content, reasoning, role = _texts(choice.message)
+    finish = choice.finish_reason if isinstance(choice.finish_reason, str) else None
+    capture.chunks.append(Chunk(t=time.monotonic() - start, content=content,
+                                reasoning_content=reasoning_content, reasoning=reasoning,
+                                role=role, finish_reason=finish))
 
 
 def _chunk(event: Any, t: float) -> Chunk | None:
@@ -235,7 +307,13 @@ def _judge_end(capture: Capture, tap: Tap) -> None:
     capture.done = tap.done
     if capture.error is not None or capture.response.get("status") != 200:
         return
-    if tap.unfinished:
+    kind = capture.response.get("content_type", "")
+    if not capture.chunks and not tap.done and not kind.startswith("text/event-stream"):
+        shown = tap.head[:80].decode("utf-8", "replace")
+        capture.error = CaptureError("malformed", f"the server answered Content-Type "
+                                     f"{kind or 'none'!r}, not text/event-stream, and no "
+                                     f"chunk; the body starts {shown!r}")
+    elif tap.unfinished:
         shown = tap.unfinished[:60].decode("utf-8", "replace")
         capture.error = CaptureError("cut", f"the stream ended inside an event after "
                                      f"{len(capture.chunks)} chunks: {shown!r}")

@@ -12,6 +12,11 @@ it plays in the `x-scrubcheck-scenario` header and the stream context in
 `x-scrubcheck-context` (see `scrubcheck.gateway.wire`). Errors are OpenAI
 error objects, so clients raise their usual exceptions. Binds to loopback
 unless told otherwise.
+
+The stream is chosen by the `x-scrubcheck-scenario` request header, else the
+body's `scenario` field, else the model (see `replay.py`); a `:native` suffix
+plays the scenario with its reasoning on `reasoning_content` and a provider
+prefix a gateway adds (`openai/ID`) is ignored (see `upstream.py`).
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import sys
 import threading
 import time
 import uuid
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -30,6 +36,7 @@ from typing import Any, TypeVar
 from scrubcheck.gateway.capture import Chunk
 from scrubcheck.gateway.replay import Catalog, Replay
 from scrubcheck.gateway.sse import DONE, encode_event
+from scrubcheck.gateway.upstream import resolve
 from scrubcheck.gateway.wire import (
     CONTEXT_HEADER,
     SCENARIO_HEADER,
@@ -54,7 +61,16 @@ class ReplayServer(ThreadingHTTPServer):
         self.catalog = catalog
         self.chunk_delay = chunk_delay
         self.log = log
+        #: requests by the name they asked for (`unknown:NAME` when nothing matched)
+        self.requests: Counter[str] = Counter()
+        self._count_lock = threading.Lock()
         super().__init__((host, port), _Handler)
+
+    def count(self, name: str, replay: Replay | None) -> None:
+        """Note a request: an audit tells a gateway that never reached its upstream from
+        one that got an answer it did not like."""
+        with self._count_lock:
+            self.requests[name if replay is not None else f"unknown:{name}"] += 1
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A client that hangs up (the openai client closes a stream's connection after
@@ -130,10 +146,12 @@ class _Handler(BaseHTTPRequestHandler):
         if not isinstance(model, str) or not model:
             self._json(400, error_object("you must provide a model parameter", param="model"))
             return
-        scenario = body.get("scenario")
-        replay = self.server.catalog.lookup(model, scenario if isinstance(scenario, str) else None)
+        scenario = self.headers.get(SCENARIO_HEADER) or body.get("scenario")
+        chosen = scenario if isinstance(scenario, str) and scenario else None
+        replay = resolve(self.server.catalog, model, chosen)
+        self.server.count(chosen or model, replay)
         if replay is None:
-            self._unknown_model(scenario if isinstance(scenario, str) else model)
+            self._unknown_model(chosen or model)
             return
         if body.get("stream") is True:
             options = body.get("stream_options") or {}
@@ -168,7 +186,8 @@ class _Handler(BaseHTTPRequestHandler):
     def _unknown_model(self, name: str) -> None:
         self._json(404, error_object(
             f"The model `{name}` does not exist: ask for a scenario id, area:NAME or "
-            "capture:NAME (GET /v1/models lists them)", param="model", code="model_not_found"))
+            "capture:NAME, a scenario or area with :native for its native shape "
+            "(GET /v1/models lists them)", param="model", code="model_not_found"))
 
     def _not_found(self) -> None:
         self._json(404, error_object(f"no route {self.command} {self.path}",

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 import httpx
 
 _EVENT_END = re.compile(rb"\r\n\r\n|\n\n|\r\r")
+HEAD = 200
 
 
 def _done_line(events: bytes) -> bool:
@@ -39,12 +40,15 @@ class Tap:
         self.bytes = 0
         self.done = False
         self.ended = False  # the body was read to its end
+        self.head = b""  # the first HEAD bytes, to show a body that is not an event stream
         self._pending = b""
 
     def feed(self, data: bytes) -> None:
         """Take the next piece of the body. Only the new bytes are searched (an event end
         may straddle two pieces, so the last 3 bytes before them too), so a long body
         costs time in proportion to its length."""
+        if len(self.head) < HEAD:
+            self.head += data[:HEAD - len(self.head)]
         self.bytes += len(data)
         start = max(len(self._pending) - 3, 0)
         self._pending += data

@@ -1,4 +1,9 @@
-"""Each scrubber on a capture: does it leak the reasoning, does it keep the answer?
+"""The verdict vocabulary of the gateway tools, and each scrubber on a capture.
+
+Two questions share one vocabulary. `gateway check` asks of each scrubber on a
+capture whether it leaks the reasoning or loses the answer (`Verdict`);
+`gateway audit` asks what a gateway did to a stream (`GatewayVerdict`). LEAK,
+LOSS and ERROR mean the same in both, so they are spelled once, here.
 
 The capture's content deltas go through the scrubber in their recorded
 chunking with the stream's context. A leak is any 8-character window of known
@@ -13,6 +18,7 @@ would do behind this gateway: a leak there counts.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 from scrubcheck.adapters import Adapter, AdapterError, load_adapter
 from scrubcheck.checks import LeakDetector, run_stream, ws_compare
@@ -22,6 +28,54 @@ from scrubcheck.corpus.overlap import windows
 from scrubcheck.gateway.capture import Capture
 from scrubcheck.gateway.classify import Analysis
 from scrubcheck.model import Context
+
+
+class GatewayVerdict(StrEnum):
+    """What a gateway did to one stream, as its client receives it (`gateway audit`)."""
+
+    SPLIT = "split"
+    PASSED_THROUGH = "passed-through"
+    LEAK = "LEAK"
+    LOSS = "LOSS"
+    ALTERED = "altered"
+    ERROR = "ERROR"
+
+    @property
+    def failed(self) -> bool:
+        """A verdict that makes the audit fail (exit 1): the gateway broke the stream."""
+        return self not in (GatewayVerdict.SPLIT, GatewayVerdict.PASSED_THROUGH)
+
+    @property
+    def meaning(self) -> str:
+        return GATEWAY_MEANINGS[self]
+
+
+#: Worst first: the order of reports, and which verdict a scenario gets from its passes.
+GATEWAY_ORDER: tuple[GatewayVerdict, ...] = (
+    GatewayVerdict.LEAK, GatewayVerdict.LOSS, GatewayVerdict.ERROR, GatewayVerdict.ALTERED,
+    GatewayVerdict.PASSED_THROUGH, GatewayVerdict.SPLIT)
+
+GATEWAY_MEANINGS = {
+    GatewayVerdict.SPLIT: "the gateway moved the reasoning to the structured channel and "
+                          "content is the expected answer",
+    GatewayVerdict.PASSED_THROUGH: "content and reasoning arrive as the upstream sent them: "
+                                   "clients need a scrubber with the context named",
+    GatewayVerdict.LEAK: "content shows reasoning the upstream did not put there, or that a "
+                         "client's scrubber cannot remove (e.g. the structured channel merged "
+                         "into content)",
+    GatewayVerdict.LOSS: "answer text is missing from what the client receives",
+    GatewayVerdict.ALTERED: "the finish reason, the order of the channels, or the text changed "
+                            "otherwise",
+    GatewayVerdict.ERROR: "an HTTP error, an error event, a malformed or cut stream, or a "
+                          "timeout",
+}
+
+LEAK, LOSS, ERROR = GatewayVerdict.LEAK.value, GatewayVerdict.LOSS.value, \
+    GatewayVerdict.ERROR.value
+
+
+def worst(verdicts: list[GatewayVerdict]) -> GatewayVerdict:
+    return min(verdicts, key=GATEWAY_ORDER.index)
 
 
 @dataclass
@@ -63,7 +117,7 @@ def judge_all(capture: Capture, analysis: Analysis, specs: list[str]) -> list[Ve
         try:
             adapter = load_adapter(spec)
         except AdapterError as exc:
-            verdicts.append(Verdict(spec, "?", "ERROR", f"cannot load: {_short(str(exc))}"))
+            verdicts.append(Verdict(spec, "?", ERROR, f"cannot load: {_short(str(exc))}"))
             continue
         verdicts.append(judge(adapter, capture, analysis, detector))
     return verdicts
@@ -90,16 +144,16 @@ def judge(adapter: Adapter, capture: Capture, analysis: Analysis,
     if not trace.ok:
         what = (f"{trace.error.where()} raised {trace.error.summary}" if trace.error
                 else "did not finish")
-        return Verdict(adapter.spec, adapter.kind, "ERROR", _short(what))
+        return Verdict(adapter.spec, adapter.kind, ERROR, _short(what))
     output = trace.output
     leak = detector.first_leak(output)
     mismatch = ws_compare(analysis.answer, output, list(analysis.cuts))
     problems, details = [], []
     if leak is not None:
-        problems.append("LEAK")
+        problems.append(LEAK)
         details.append(f"shows reasoning {quoted(leak.text, 60)} at output index {leak.start}")
     if mismatch is not None:
-        problems.append("LOSS")
+        problems.append(LOSS)
         details.append(f"answer not preserved: {mismatch.reason} at answer index "
                        f"{mismatch.expected_index}: expected "
                        f"{around(analysis.answer, mismatch.expected_index, 16)}, got "

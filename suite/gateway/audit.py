@@ -1,0 +1,457 @@
+"""`gateway audit`: the corpus through a gateway, scenario by scenario, as its clients see it.
+
+The replay server plays each scenario upstream of the gateway, in the inline
+and the native shape (`upstream.py`); the official openai client asks the
+gateway for it, streaming and then not (`recorder.py`), naming the scenario as
+the route template says (`route.py`); each received stream is compared with
+what the upstream sent (`compare.py`). The result holds a verdict per scenario
+and shape, what a client with the reference scrubber shows, and for each
+failure the commands that reproduce it.
+
+Entry points for other code (a gateway started from a manifest, say):
+
+    with replay_upstream(corpus.scenarios, port=0) as upstream:
+        ...start the gateway with upstream.url as its upstream...
+        result = audit(gateway_url, scenarios, AuditOptions(...), upstream=upstream)
+
+Nothing can run (exit 2) when the gateway cannot be reached, refuses the key,
+or fails every request before a chunk arrives; the first request is a probe
+so that an unreachable gateway costs one timeout, not one per scenario. The API
+key is handed to the openai client only: commands in reports name its
+variable, and the recorder redacts it from anything a gateway echoes.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from scrubcheck import __version__
+from scrubcheck.gateway.capture import Capture
+from scrubcheck.gateway.classify import needs_for
+from scrubcheck.gateway.compare import Expectation, Judgement, expectation, judge, sent
+from scrubcheck.gateway.recorder import Recorder, public_url
+from scrubcheck.gateway.replay import Catalog
+from scrubcheck.gateway.route import DEFAULT as DEFAULT_ROUTE
+from scrubcheck.gateway.route import Route
+from scrubcheck.gateway.server import LOOPBACK, ReplayServer, running
+from scrubcheck.gateway.upstream import Shape, selector, shape_context
+from scrubcheck.gateway.verdicts import GATEWAY_ORDER, GatewayVerdict, worst
+from scrubcheck.model import Scenario
+from scrubcheck.spec import SPEC_VERSION
+
+PROMPT = [{"role": "user", "content": "scrubcheck gateway audit: answer as recorded"}]
+#: HTTP statuses that mean the gateway refuses this client outright (key, permission).
+REFUSED = frozenset({401, 403, 407})
+STREAM, COMPLETE = "stream", "complete"
+
+
+@dataclass
+class AuditOptions:
+    route: Route = field(default_factory=lambda: Route.parse(DEFAULT_ROUTE))
+    shapes: tuple[Shape, ...] = (Shape.INLINE, Shape.NATIVE)
+    api_key: str | None = None
+    key_env: str | None = None  # named in reproduction commands; the key never is
+    jobs: int = 2
+    timeout: float = 60.0
+    non_streaming: bool = True  # also ask for each stream without streaming
+    label: str | None = None  # what the reports call the gateway (default: its URL)
+
+
+@dataclass
+class PassResult:
+    """One request for one scenario in one shape: streamed or not."""
+
+    mode: str  # stream | complete
+    verdict: GatewayVerdict
+    detail: str
+    notes: list[str]
+    right: bool  # a client with the reference scrubber shows the right answer
+    client: str  # what that client shows, when not the right answer
+    capture: Capture
+
+    def to_dict(self) -> dict[str, Any]:
+        c = self.capture
+        received: dict[str, Any] = {
+            "status": c.response.get("status"), "chunks": len(c.chunks),
+            "content_deltas": len(c.content_deltas),
+            "reasoning_deltas": len(c.reasoning_deltas),
+            "reasoning_fields": c.reasoning_fields, "finish_reason": c.finish_reason,
+            "done": c.done, "error": c.error.to_dict() if c.error else None,
+            "duration_s": round(c.duration_s or 0.0, 6)}
+        if self.verdict.failed:
+            received["content"] = c.content[:CONTENT_KEPT]
+            received["reasoning"] = c.structured_reasoning[:CONTENT_KEPT]
+        return {"mode": self.mode, "verdict": self.verdict.value, "detail": self.detail,
+                "notes": self.notes, "right": self.right, "client": self.client,
+                "received": received}
+
+
+#: How much received text a report keeps per failing pass (the capture file keeps all).
+CONTENT_KEPT = 2000
+
+
+@dataclass
+class ScenarioAudit:
+    """A scenario in one shape: the verdict of each pass, the worst of them, what a
+    client needs when the gateway passes the stream through, and how to reproduce it."""
+
+    scenario: Scenario
+    shape: Shape
+    name: str  # the upstream selector (`ID`, `ID:native`)
+    passes: list[PassResult]
+    needs: list[str]
+    reproduce: list[str] = field(default_factory=list)
+
+    @property
+    def verdict(self) -> GatewayVerdict:
+        return worst([p.verdict for p in self.passes])
+
+    @property
+    def right(self) -> bool:
+        return all(p.right for p in self.passes)
+
+    def to_dict(self) -> dict[str, Any]:
+        s = self.scenario
+        return {"id": s.id, "area": s.area, "file": s.file, "line": s.line,
+                "rules": list(s.rules), "shape": self.shape.value, "name": self.name,
+                "verdict": self.verdict.value, "right": self.right, "needs": self.needs,
+                "passes": [p.to_dict() for p in self.passes], "reproduce": self.reproduce}
+
+
+@dataclass
+class AuditResult:
+    gateway: str  # the base URL, without credentials
+    label: str
+    upstream: str | None
+    route: str
+    shapes: tuple[Shape, ...]
+    settings: dict[str, Any]
+    started_at: str
+    duration_s: float = 0.0
+    results: list[ScenarioAudit] = field(default_factory=list)
+    not_run: list[tuple[str, str]] = field(default_factory=list)  # (id, shape), interrupted
+    problem: str | None = None  # why nothing could run
+    interrupted: bool = False
+    upstream_requests: int | None = None  # requests the replay server saw (when ours)
+    scrubcheck_version: str = __version__
+    spec_version: str = SPEC_VERSION
+
+    def counts(self, shape: Shape | None = None) -> dict[str, int]:
+        """Scenarios per verdict, every verdict present, worst first."""
+        found = Counter(r.verdict for r in self.results if shape is None or r.shape is shape)
+        return {v.value: found.get(v, 0) for v in GATEWAY_ORDER}
+
+    def area_counts(self) -> dict[str, dict[str, dict[str, int]]]:
+        """area -> shape -> verdict -> scenarios."""
+        table: dict[str, dict[str, Counter]] = {}
+        for r in self.results:
+            table.setdefault(r.scenario.area, {}).setdefault(r.shape.value, Counter())[
+                r.verdict] += 1
+        return {area: {shape: {v.value: c.get(v, 0) for v in GATEWAY_ORDER}
+                       for shape, c in shapes.items()} for area, shapes in table.items()}
+
+    def headline(self, shape: Shape | None = None) -> tuple[int, int]:
+        """(right, total): scenarios whose client shows the right answer."""
+        chosen = [r for r in self.results if shape is None or r.shape is shape]
+        return sum(1 for r in chosen if r.right), len(chosen)
+
+    def headline_text(self) -> str:
+        right, total = self.headline()
+        parts = [f"{s.value}: {self.headline(s)[0]} of {self.headline(s)[1]}"
+                 for s in self.shapes]
+        return (f"a client of this gateway, with the reference scrubber and the context it "
+                f"can know, shows the right answer in {right} of {total} scenarios"
+                + (f" ({'; '.join(parts)})" if len(self.shapes) > 1 else ""))
+
+    def failures(self) -> list[ScenarioAudit]:
+        """The failing scenarios, worst verdict first, in corpus order within one."""
+        failing = [r for r in self.results if r.verdict.failed]
+        return sorted(failing, key=lambda r: GATEWAY_ORDER.index(r.verdict))
+
+    def needs_summary(self) -> dict[str, list[str]]:
+        """Context a client needs -> the passed-through scenarios (`ID [shape]`) needing it."""
+        table: dict[str, list[str]] = {}
+        for r in self.results:
+            if r.verdict is GatewayVerdict.PASSED_THROUGH:
+                for need in r.needs:
+                    table.setdefault(need, []).append(f"{r.scenario.id} [{r.shape.value}]")
+        return table
+
+    def exit_code(self) -> int:
+        if self.problem is not None:
+            return 2
+        if self.interrupted:
+            return 130
+        return 1 if any(r.verdict.failed for r in self.results) else 0
+
+    def to_dict(self) -> dict[str, Any]:
+        right, total = self.headline()
+        return {
+            "gateway": self.gateway, "label": self.label, "upstream": self.upstream,
+            "route": self.route, "shapes": [s.value for s in self.shapes],
+            "settings": self.settings, "scrubcheck_version": self.scrubcheck_version,
+            "spec_version": self.spec_version, "started_at": self.started_at,
+            "duration_s": round(self.duration_s, 3), "exit_code": self.exit_code(),
+            "problem": self.problem, "interrupted": self.interrupted,
+            "upstream_requests": self.upstream_requests,
+            "headline": {"text": self.headline_text(), "right": right, "total": total,
+                         "by_shape": {s.value: dict(zip(("right", "total"), self.headline(s),
+                                                        strict=True)) for s in self.shapes}},
+            "counts": self.counts(),
+            "counts_by_shape": {s.value: self.counts(s) for s in self.shapes},
+            "areas": self.area_counts(), "needs": self.needs_summary(),
+            "results": [r.to_dict() for r in self.results],
+            "not_run": [{"id": i, "shape": s} for i, s in self.not_run],
+        }
+
+
+# --------------------------------------------------------------------- upstream
+@contextmanager
+def replay_upstream(scenarios: Iterable[Scenario], *, host: str = LOOPBACK,
+                    port: int = 0) -> Iterator[ReplayServer]:
+    """The replay server as a gateway's upstream, on loopback, stopped when the block
+    ends however it ends (OSError when the port is taken)."""
+    with running(ReplayServer(Catalog(scenarios), host, port)) as server:
+        yield server
+
+
+def check_upstream(url: str, scenarios: list[Scenario], timeout: float = 10.0) -> str | None:
+    """A problem with an upstream the user runs (`--upstream-url`), or None: it must
+    answer GET /models and list every selected scenario."""
+    import httpx
+
+    try:
+        response = httpx.get(url.rstrip("/") + "/models", timeout=timeout)
+        listed = {m.get("id") for m in response.json().get("data", [])}
+    except (httpx.HTTPError, ValueError, AttributeError) as exc:
+        return f"the upstream at {public_url(url)} does not answer GET /models as a " \
+               f"scrubcheck replay server ({type(exc).__name__}: {exc})"
+    missing = [s.id for s in scenarios if s.id not in listed]
+    if missing:
+        return (f"the upstream at {public_url(url)} does not serve {len(missing)} selected "
+                f"scenario(s), e.g. {', '.join(missing[:3])}: start it with the same corpus")
+    return None
+
+
+# ------------------------------------------------------------------------ audit
+class _Recorders:
+    """One Recorder per worker thread (a Recorder watches one response at a time), all
+    closed at the end, or at an interrupt to abort requests in flight."""
+
+    def __init__(self, gateway: str, options: AuditOptions) -> None:
+        self._gateway, self._options = gateway, options
+        self._local = threading.local()
+        self._all: list[Recorder] = []
+        self._lock = threading.Lock()
+
+    def get(self) -> Recorder:
+        recorder = getattr(self._local, "recorder", None)
+        if recorder is None:
+            recorder = Recorder(self._gateway, api_key=self._options.api_key,
+                                timeout=self._options.timeout)
+            self._local.recorder = recorder
+            with self._lock:
+                self._all.append(recorder)
+        return recorder
+
+    def close(self) -> None:
+        with self._lock:
+            for recorder in self._all:
+                recorder.close()
+
+
+def audit(gateway: str, scenarios: list[Scenario], options: AuditOptions | None = None, *,
+          upstream: ReplayServer | str | None = None,
+          progress: Callable[[ScenarioAudit], None] | None = None) -> AuditResult:
+    """Audit the gateway at `gateway` (an OpenAI base URL, …/v1) on `scenarios` in
+    every shape of `options`. `upstream` is the replay server behind it (its URL
+    goes into the reproduction commands; its request count into the diagnosis)."""
+    options = options or AuditOptions()
+    upstream_url = upstream.url if isinstance(upstream, ReplayServer) else upstream
+    result = AuditResult(
+        gateway=public_url(gateway), label=options.label or public_url(gateway),
+        upstream=public_url(upstream_url) if upstream_url else None,
+        route=options.route.text, shapes=tuple(options.shapes),
+        settings={"jobs": options.jobs, "timeout_s": options.timeout,
+                  "non_streaming": options.non_streaming, "key_env": options.key_env},
+        started_at=datetime.now(UTC).isoformat(timespec="seconds"))
+    began = time.monotonic()
+    recorders = _Recorders(gateway, options)
+    work = [(s, shape) for s in scenarios for shape in options.shapes]
+    try:
+        if work:
+            result.problem = _probe(recorders.get(), work[0], options, result.gateway)
+        if result.problem is None:
+            _run(work, options, recorders, result, progress)
+    finally:
+        recorders.close()
+        result.duration_s = time.monotonic() - began
+        if isinstance(upstream, ReplayServer):
+            result.upstream_requests = sum(upstream.requests.values())
+    if result.problem is None and result.results and all(
+            _unreached(p.capture) for r in result.results for p in r.passes):
+        result.problem = _nothing_ran(result)
+    return result
+
+
+def _probe(recorder: Recorder, item: tuple[Scenario, Shape], options: AuditOptions,
+           gateway: str) -> str | None:
+    """Why nothing can run, found with one request, or None."""
+    scenario, shape = item
+    request = options.route.request(selector(scenario.id, shape))
+    capture = recorder.record(request.model, PROMPT, name="probe",
+                              extra_body=request.extra_body, headers=request.headers)
+    error = capture.error
+    if error is None:
+        return None
+    if error.kind == "connection":
+        return f"cannot reach the gateway at {gateway}: {error.message}"
+    if error.kind == "http" and error.status in REFUSED:
+        key = f"the key from {options.key_env}" if options.key_env else (
+            "the key" if options.api_key else "no key (the placeholder)")
+        return (f"the gateway at {gateway} refuses the request with {key}: {error.message}; "
+                "set the key's variable with --key-env VAR")
+    return None
+
+
+def _unreached(capture: Capture) -> bool:
+    """A request that got nothing to judge: it failed before any chunk arrived (no
+    connection, an HTTP error, a web page or other body that is no answer, silence)."""
+    return capture.error is not None and not capture.chunks
+
+
+def _nothing_ran(result: AuditResult) -> str:
+    messages = Counter(p.capture.error.message for r in result.results for p in r.passes
+                       if p.capture.error is not None)
+    common, count = messages.most_common(1)[0]
+    text = (f"nothing could run: every request to the gateway at {result.gateway} failed "
+            f"before a chunk arrived; most often ({count}×): {common}")
+    if result.upstream_requests == 0:
+        text += (f"; the upstream at {result.upstream} received no request: check that the "
+                 f"gateway routes these models to it (route {result.route!r})")
+    return text
+
+
+def _run(work: list[tuple[Scenario, Shape]], options: AuditOptions, recorders: _Recorders,
+         result: AuditResult, progress: Callable[[ScenarioAudit], None] | None) -> None:
+    """Every (scenario, shape) on `options.jobs` threads; results in corpus order. On
+    Ctrl-C the requests in flight are aborted and the rest is listed as not run."""
+    done: dict[int, ScenarioAudit] = {}
+    expectations: dict[str, Expectation] = {}
+    lock = threading.Lock()
+
+    def expect(scenario: Scenario) -> Expectation:
+        with lock:
+            found = expectations.get(scenario.id)
+        if found is None:
+            found = expectation(scenario)
+            with lock:
+                expectations[scenario.id] = found
+        return found
+
+    def one(index: int) -> int:
+        scenario, shape = work[index]
+        done[index] = audit_one(recorders.get(), scenario, shape, options, expect(scenario),
+                                result)
+        return index
+
+    pool = ThreadPoolExecutor(max_workers=max(1, options.jobs),
+                              thread_name_prefix="scrubcheck-audit")
+    futures: set[Future[int]] = set()
+    try:
+        futures = {pool.submit(one, i) for i in range(len(work))}
+        pending = set(futures)
+        while pending:
+            finished, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+            for future in finished:
+                index = future.result()  # a bug of ours: raise, do not hide it
+                if progress is not None:
+                    progress(done[index])
+    except KeyboardInterrupt:
+        result.interrupted = True
+        pool.shutdown(wait=False, cancel_futures=True)
+        recorders.close()
+    finally:
+        pool.shutdown(wait=not result.interrupted)
+    result.results = [done[i] for i in sorted(done)]
+    result.not_run = [(work[i][0].id, work[i][1].value) for i in range(len(work))
+                      if i not in done]
+
+
+def audit_one(recorder: Recorder, scenario: Scenario, shape: Shape, options: AuditOptions,
+              expect: Expectation, result: AuditResult) -> ScenarioAudit:
+    """Both passes of one scenario in one shape, judged."""
+    name = selector(scenario.id, shape)
+    request = options.route.request(name)
+    upstream = sent(scenario, shape)
+    passes = []
+    modes = (STREAM, COMPLETE) if options.non_streaming else (STREAM,)
+    for mode in modes:
+        call = recorder.record if mode == STREAM else recorder.complete
+        capture = call(request.model, PROMPT, name=f"{name}.{mode}",
+                       extra_body=request.extra_body, headers=request.headers)
+        judgement: Judgement = judge(expect, upstream, capture, streamed=mode == STREAM)
+        client = judgement.client
+        passes.append(PassResult(
+            mode, judgement.verdict, judgement.detail, judgement.notes,
+            client is not None and client.right,
+            "the stream failed" if client is None else client.detail, capture))
+    needs = [] if shape is Shape.NATIVE else [
+        f"{need.key}={json.dumps(need.value)} ({need.rule})"
+        for need in needs_for(shape_context(scenario, shape))]
+    audited = ScenarioAudit(scenario, shape, name, passes, needs)
+    if audited.verdict.failed:
+        audited.reproduce = reproduction(result, options, scenario, shape)
+    return audited
+
+
+# ---------------------------------------------------------------- reproductions
+def reproduction(result: AuditResult, options: AuditOptions, scenario: Scenario,
+                 shape: Shape) -> list[str]:
+    """Commands that show one failure: the audit of this scenario alone, the request to
+    the gateway (scrubcheck gateway record when the route needs no header, and curl),
+    and the upstream's own stream for comparison. The key appears as its variable."""
+    name = selector(scenario.id, shape)
+    request = options.route.request(name)
+    q = shlex.quote
+    again = (f"scrubcheck gateway audit --gateway {q(result.gateway)} --route "
+             f"{q(options.route.text)} --upstream {shape.value} --id {q(scenario.id)}")
+    if options.key_env:
+        again += f" --key-env {q(options.key_env)}"
+    if result.upstream:
+        again += f" --upstream-url {q(result.upstream)}"
+    commands = [again]
+    if not request.headers:
+        record = (f"scrubcheck gateway record --base-url {q(result.gateway)} --model "
+                  f"{q(request.model)}")
+        if request.extra_body:
+            record += f" --extra-body {q(json.dumps(request.extra_body))}"
+        if options.key_env:
+            record += f" --api-key-env {q(options.key_env)}"
+        commands.append(record + f" --out {q(scenario.id + '.capture.json')}")
+    body = {"model": request.model, "messages": PROMPT, "stream": True,
+            **(request.extra_body or {})}
+    curl = f"curl -sN {q(result.gateway.rstrip('/') + '/chat/completions')} " \
+           "-H 'Content-Type: application/json'"
+    if options.key_env:
+        curl += f' -H "Authorization: Bearer ${options.key_env}"'
+    for key, value in (request.headers or {}).items():
+        curl += f" -H {q(f'{key}: {value}')}"
+    commands.append(curl + f" -d {q(json.dumps(body))}")
+    if result.upstream:
+        commands.append(
+            f"curl -sN {q(result.upstream.rstrip('/') + '/chat/completions')} -H "
+            f"'Content-Type: application/json' -d "
+            f"{q(json.dumps({'model': name, 'messages': PROMPT, 'stream': True}))}"
+            "   # what the upstream sent")
+    return commands

@@ -1,0 +1,351 @@
+"""The gateway compliance report of `gateway audit`: Markdown, HTML, JSON, JUnit XML.
+
+What a gateway vendor must know comes first: the verdict and the headline,
+then the counts per verdict, shape and corpus area, the context clients need
+for the streams passed through, and each failure with its reproduction. The
+HTML page is the Markdown rendered (raw HTML disabled, scenario text in code
+spans and fences), so the two cannot disagree, inside a Content-Security-Policy
+that allows no script. The JSON file is pinned by `audit.schema.json`; JUnit
+has a suite per corpus area and a case per scenario and shape. Failing streams
+are also written as a capture file, for `gateway check` and `gateway import`.
+No API key is in any of them: commands name the key's variable.
+"""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from markdown_it import MarkdownIt
+
+from scrubcheck.checks.render import quoted
+from scrubcheck.gateway.audit import AuditResult, PassResult, ScenarioAudit
+from scrubcheck.gateway.capture import write_captures
+from scrubcheck.gateway.upstream import SHAPE_DESCRIPTIONS
+from scrubcheck.gateway.verdicts import GATEWAY_MEANINGS, GATEWAY_ORDER, GatewayVerdict
+from scrubcheck.reports.html import text as html_text
+from scrubcheck.reports.mdtext import cell, code_span, fenced
+from scrubcheck.reports.text import plural, shorten, xml_safe
+
+SCHEMA_ID = "urn:scrubcheck:gateway-audit:1"
+FORMAT_VERSION = 1
+SCHEMA_FILE = "audit.schema.json"
+#: Failures shown in full per verdict in Markdown and HTML; the rest are listed by id.
+SHOWN = 40
+MESSAGE_LIMIT = 500
+RESULT_WORDS = {0: "OK", 1: "FAIL", 2: "NOTHING RAN", 130: "INTERRUPTED"}
+
+
+def file_names(stem: str = "audit") -> dict[str, str]:
+    return {"md": f"{stem}.md", "html": f"{stem}.html", "json": f"{stem}.json",
+            "junit": f"{stem}.junit.xml", "captures": f"{stem}.failures.capture.json"}
+
+
+def write_audit_reports(result: AuditResult, report_dir: Path, stem: str = "audit") -> list[Path]:
+    """Every format into `report_dir` (created), and the failing captures when any."""
+    report_dir = Path(report_dir)
+    report_dir.mkdir(parents=True, exist_ok=True)
+    names = file_names(stem)
+    paths = []
+    for key, render in (("md", render_markdown), ("html", render_html),
+                        ("json", render_json), ("junit", render_junit)):
+        path = report_dir / names[key]
+        # A lone surrogate from a stream cannot be UTF-8 encoded; JSON keeps it as its
+        # escape ("backslashreplace" writes exactly that), the other formats never hold one.
+        path.write_text(render(result), encoding="utf-8", errors="backslashreplace")
+        paths.append(path)
+    failing = [p.capture for r in result.failures() for p in r.passes if p.verdict.failed]
+    if failing:
+        paths.append(write_captures(failing, report_dir / names["captures"]))
+    return paths
+
+
+# ------------------------------------------------------------------------ JSON
+def report_dict(result: AuditResult) -> dict[str, Any]:
+    return {"$schema": SCHEMA_ID, "format_version": FORMAT_VERSION, **result.to_dict()}
+
+
+def render_json(result: AuditResult) -> str:
+    return json.dumps(report_dict(result), ensure_ascii=False, indent=1) + "\n"
+
+
+@cache
+def audit_schema() -> dict[str, Any]:
+    text = resources.files("scrubcheck.gateway").joinpath(SCHEMA_FILE).read_text("utf-8")
+    return json.loads(text)
+
+
+def validate_audit(data: dict[str, Any]) -> None:
+    """Raise jsonschema.ValidationError when `data` is not an audit report."""
+    import jsonschema
+
+    jsonschema.validate(data, audit_schema(), cls=jsonschema.Draft202012Validator)
+
+
+# -------------------------------------------------------------------- Markdown
+def _status(result: AuditResult) -> str:
+    code = result.exit_code()
+    return f"**{RESULT_WORDS[code]}** (exit {code})"
+
+
+def _facts(result: AuditResult) -> list[str]:
+    requests = ("" if result.upstream_requests is None
+                else f" ({plural(result.upstream_requests, 'request')} received)")
+    shapes = "; ".join(f"{s.value}: {SHAPE_DESCRIPTIONS[s]}" for s in result.shapes)
+    passes = ("streaming, then not streaming" if result.settings.get("non_streaming")
+              else "streaming only")
+    rows = [("gateway", code_span(result.gateway)),
+            ("upstream", (code_span(result.upstream) if result.upstream else "not named")
+             + requests),
+            ("route", code_span(result.route)), ("upstream shapes", cell(shapes)),
+            ("requests per scenario and shape", passes),
+            ("scrubcheck", f"{result.scrubcheck_version} (SPEC {result.spec_version})"),
+            ("started", result.started_at), ("duration", f"{result.duration_s:.1f} s"),
+            ("jobs, timeout", f"{result.settings.get('jobs')}, "
+                              f"{result.settings.get('timeout_s')} s")]
+    return ["| | |", "|---|---|", *(f"| {k} | {v} |" for k, v in rows)]
+
+
+def _verdict_table(result: AuditResult) -> list[str]:
+    shapes = list(result.shapes)
+    by_shape = {s: result.counts(s) for s in shapes}
+    total = result.counts()
+    head = "| verdict | meaning | " + " | ".join(s.value for s in shapes) + " | all |"
+    lines = [head, "|---|---|" + "--:|" * (len(shapes) + 1)]
+    for v in GATEWAY_ORDER:
+        counts = " | ".join(str(by_shape[s][v.value]) for s in shapes)
+        lines.append(f"| {v.value} | {cell(GATEWAY_MEANINGS[v])} | {counts} | "
+                     f"{total[v.value]} |")
+    return lines
+
+
+def _area_table(result: AuditResult) -> list[str]:
+    lines = ["| area | shape | " + " | ".join(v.value for v in GATEWAY_ORDER) + " |",
+             "|---|---|" + "--:|" * len(GATEWAY_ORDER)]
+    for area, shapes in result.area_counts().items():
+        for shape, counts in shapes.items():
+            lines.append(f"| {cell(area)} | {shape} | "
+                         + " | ".join(str(counts[v.value]) for v in GATEWAY_ORDER) + " |")
+    return lines
+
+
+def _ids(names: list[str], limit: int = 12) -> str:
+    shown = ", ".join(code_span(n) for n in names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
+def _needs(result: AuditResult) -> list[str]:
+    table = result.needs_summary()
+    passed = result.counts()[GatewayVerdict.PASSED_THROUGH.value]
+    if not passed:
+        return ["No stream was passed through unchanged."]
+    lines = [f"{plural(passed, 'stream')} arrived as the upstream sent them. A client's "
+             "scrubber needs the default context for the rest, and for these the values "
+             "below (SPEC R-CTX-1); without them it shows reasoning or loses the answer. "
+             "The gateway must let clients know them (documentation, a header, a setting)."]
+    if table:
+        lines += ["", "| context | scenarios | which |", "|---|--:|---|"]
+        for need, names in sorted(table.items(), key=lambda kv: -len(kv[1])):
+            lines.append(f"| {code_span(need)} | {len(names)} | {_ids(names)} |")
+    return lines
+
+
+def _failure(r: ScenarioAudit) -> list[str]:
+    s = r.scenario
+    lines = [f"### {r.verdict.value} {code_span(s.id)} [{r.shape.value}]", "",
+             f"{code_span(f'{s.file}:{s.line}')} · area {cell(s.area)} · rules "
+             f"{cell(', '.join(s.rules))} · upstream name {code_span(r.name)}", ""]
+    for p in r.passes:
+        lines.append(f"- {p.mode}: **{p.verdict.value}**: {code_span(shorten(p.detail, 600))}")
+        for note in p.notes:
+            lines.append(f"  - note: {code_span(shorten(note, 300))}")
+        if p.verdict is not GatewayVerdict.ERROR:
+            if p.verdict.failed:
+                lines.append(f"  - content received: {code_span(quoted(p.capture.content))}")
+            shows = "the right answer" if p.right else code_span(shorten(p.client, 300))
+            lines.append(f"  - a client with the reference scrubber shows {shows}")
+    if r.reproduce:
+        lines += ["", "Reproduce:", "", fenced("\n".join(r.reproduce), "sh")]
+    return lines + [""]
+
+
+def _failures(result: AuditResult) -> list[str]:
+    failing = result.failures()
+    if not failing:
+        return ["## Failures", "", "None: every stream was split or passed through intact.",
+                ""]
+    lines = [f"## Failures ({len(failing)})", "",
+             "Worst first. Each names what the gateway did on each request (streaming and "
+             "not), what a client with the reference scrubber then shows, and commands that "
+             "show it (`$VAR` stands for the key's variable). The streams received are in "
+             "the failures capture file next to this report (`scrubcheck gateway check`).",
+             ""]
+    for verdict in GATEWAY_ORDER:
+        group = [r for r in failing if r.verdict is verdict]
+        for r in group[:SHOWN]:
+            lines += _failure(r)
+        if len(group) > SHOWN:
+            rest = [f"{r.scenario.id} [{r.shape.value}]" for r in group[SHOWN:]]
+            lines += [f"{len(rest)} more {verdict.value}: {_ids(rest, 200)} (the JSON report "
+                      "has them all)", ""]
+    return lines
+
+
+def render_markdown(result: AuditResult) -> str:
+    lines = [f"# Gateway audit: {cell(result.label)}", "", _status(result), ""]
+    if result.problem:
+        lines += ["Nothing could run:", "", fenced(result.problem), ""]
+    if result.results:
+        lines += [f"> {result.headline_text()}.", ""]
+    lines += _facts(result) + [""]
+    if result.results:
+        lines += ["## Verdicts", "", *_verdict_table(result), "",
+                  "## By area", "", *_area_table(result), "",
+                  "## What clients need", "", *_needs(result), "", *_failures(result)]
+    if result.not_run:
+        names = [f"{i} [{s}]" for i, s in result.not_run]
+        lines += [f"## Not run ({len(names)})", "",
+                  "Interrupted before these ran: " + _ids(names, 200), ""]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+# ------------------------------------------------------------------------ HTML
+_MARKDOWN = MarkdownIt("commonmark", {"html": False}).enable("table")
+_CSS = """
+body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1200px;padding:1em 2em;
+  color:#1f2328;background:#fff}
+h2{border-bottom:1px solid #d0d7de;padding-bottom:.2em;margin-top:1.6em}
+h3{margin-top:1.4em}
+code,pre{font:12.5px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+pre{background:#f6f8fa;border:1px solid #d0d7de;border-radius:6px;padding:.6em .8em;
+  overflow-x:auto}
+table{border-collapse:collapse;margin:.5em 0}
+th,td{border:1px solid #d0d7de;padding:.25em .6em;text-align:left;vertical-align:top}
+th{background:#f6f8fa}
+blockquote{margin:.6em 0;padding:.2em .8em;border-left:4px solid #0969da;font-size:1.1em}
+"""
+
+
+def render_html(result: AuditResult) -> str:
+    body = _MARKDOWN.render(xml_safe(render_markdown(result)))
+    csp = "default-src 'none'; style-src 'unsafe-inline'"
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f'<meta http-equiv="Content-Security-Policy" content="{csp}">'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f"<title>scrubcheck gateway audit: {html_text(result.label)}</title>"
+            f"<style>{_CSS}</style></head><body>{body}</body></html>\n")
+
+
+# ----------------------------------------------------------------------- JUnit
+def _element(parent: ET.Element, tag: str, body: str | None = None,
+             **attrs: object) -> ET.Element:
+    child = ET.SubElement(parent, tag, {k: xml_safe(str(v)) for k, v in attrs.items()})
+    if body is not None:
+        child.text = xml_safe(body)
+    return child
+
+
+def _case_text(r: ScenarioAudit) -> str:
+    lines = []
+    for p in r.passes:
+        lines.append(f"{p.mode}: {p.verdict.value}: {p.detail}")
+        lines += [f"  note: {n}" for n in p.notes]
+        if p.verdict is not GatewayVerdict.ERROR:
+            lines.append("  a client with the reference scrubber shows "
+                         + ("the right answer" if p.right else p.client))
+    if r.needs:
+        lines.append("clients need: " + ", ".join(r.needs))
+    if r.reproduce:
+        lines += ["reproduce:", *r.reproduce]
+    return "\n".join(lines)
+
+
+def _seconds(passes: list[PassResult]) -> str:
+    return f"{sum(p.capture.duration_s or 0.0 for p in passes):.3f}"
+
+
+def build_junit(result: AuditResult) -> ET.Element:
+    failures = sum(1 for r in result.results if r.verdict.failed
+                   and r.verdict is not GatewayVerdict.ERROR)
+    errors = sum(1 for r in result.results if r.verdict is GatewayVerdict.ERROR)
+    root = ET.Element("testsuites", {
+        "name": xml_safe(f"scrubcheck gateway audit {result.label}"),
+        "tests": str(len(result.results) + (1 if result.problem else 0)),
+        "failures": str(failures), "errors": str(errors + (1 if result.problem else 0)),
+        "time": f"{result.duration_s:.3f}"})
+    by_area: dict[str, list[ScenarioAudit]] = {}
+    for r in result.results:
+        by_area.setdefault(r.scenario.area, []).append(r)
+    for area, rows in by_area.items():
+        suite = _element(root, "testsuite", name=area, tests=len(rows),
+                         failures=sum(1 for r in rows if r.verdict.failed
+                                      and r.verdict is not GatewayVerdict.ERROR),
+                         errors=sum(1 for r in rows if r.verdict is GatewayVerdict.ERROR),
+                         skipped=0, timestamp=result.started_at,
+                         time=_seconds([p for r in rows for p in r.passes]))
+        for r in rows:
+            case = _element(suite, "testcase", classname=area,
+                            name=f"{r.scenario.id} [{r.shape.value}]",
+                            file=r.scenario.file, line=r.scenario.line,
+                            time=_seconds(r.passes))
+            worst = next(p for p in r.passes if p.verdict is r.verdict)
+            message = shorten(f"{r.verdict.value}: {worst.detail}", MESSAGE_LIMIT)
+            if r.verdict is GatewayVerdict.ERROR:
+                _element(case, "error", _case_text(r), message=message, type=r.verdict.value)
+            elif r.verdict.failed:
+                _element(case, "failure", _case_text(r), message=message, type=r.verdict.value)
+            else:
+                _element(case, "system-out", _case_text(r))
+    if result.problem:
+        suite = _element(root, "testsuite", name="gateway", tests=1, failures=0, errors=1,
+                         skipped=0, timestamp=result.started_at, time="0")
+        case = _element(suite, "testcase", classname="gateway", name="reach the gateway")
+        _element(case, "error", result.problem, message=shorten(result.problem, MESSAGE_LIMIT),
+                 type="NOTHING RAN")
+    return root
+
+
+def render_junit(result: AuditResult) -> str:
+    root = build_junit(result)
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") \
+        + "\n"
+
+
+# --------------------------------------------------------------------- console
+def summary_lines(result: AuditResult, shown: int = 20) -> list[str]:
+    """What `gateway audit` prints: the counts, the headline, the worst failures with
+    their first reproduction command, and the verdict."""
+    lines = [f"gateway {result.label}: {plural(len(result.results), 'scenario stream')} "
+             f"({', '.join(s.value for s in result.shapes)}) in {result.duration_s:.1f} s"
+             + ("" if result.upstream_requests is None
+                else f"; the upstream received {plural(result.upstream_requests, 'request')}")]
+    if result.results:
+        for shape in result.shapes:
+            counts = result.counts(shape)
+            lines.append(f"  {shape.value}: " + "  ".join(
+                f"{v} {n}" for v, n in counts.items() if n))
+        lines.append(result.headline_text())
+    failing = result.failures()
+    if failing:
+        lines.append(f"\nfailures ({len(failing)}, worst first):")
+        for r in failing[:shown]:
+            worst = next(p for p in r.passes if p.verdict is r.verdict)
+            lines.append(f"  {r.verdict.value:8} {r.scenario.id} [{r.shape.value}] "
+                         f"({worst.mode}): {shorten(worst.detail, 240)}")
+            if r.reproduce:
+                lines.append(f"      replay: {r.reproduce[0]}")
+        if len(failing) > shown:
+            lines.append(f"  … {len(failing) - shown} more (see the reports: --report-dir)")
+    if result.problem:
+        lines.append(f"\n{result.problem}")
+    if result.not_run:
+        lines.append(f"\ninterrupted (Ctrl-C): {len(result.results)} scenario streams "
+                     f"finished, {len(result.not_run)} not run")
+    code = result.exit_code()
+    lines.append(f"result: {RESULT_WORDS[code]} (exit {code})")
+    return lines
