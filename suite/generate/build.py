@@ -265,7 +265,8 @@ class _Builder:
         opener = opener or pick(self.ch, self.opens)
         closer = self.close_of(opener)
         self.label("block")
-        reasoning = self.reasoning([closer], one_line=one_line, stray=stray)
+        ends = self.vocabulary.closes_of(opener)  # any of them would end it (R-CUSTOM-2)
+        reasoning = self.reasoning(ends, one_line=one_line, stray=stray)
         return Block(self.text_of(opener), reasoning, self.text_of(closer))
 
     def items(self) -> list[Item]:
@@ -311,7 +312,7 @@ class _Builder:
         assert channel_token is not None and start_token is not None
         role = pick(ch, HARMONY_ROLES) if start else "assistant"
         channel = pick(ch, HARMONY_CHANNELS[0 if start else 1:])
-        recipient = pick(ch, HARMONY_RECIPIENTS)
+        recipient = pick(ch, HARMONY_RECIPIENTS[1:]) if ch.below(2) else None
         in_role = start and recipient is not None and ch.below(2) == 1
         header = role if start else ""
         if recipient is not None and in_role:
@@ -371,7 +372,8 @@ class _Builder:
         if tag.kind == "close":
             return Splice(text, at, inner)
         closer = self.close_of(tag)
-        return Splice(text, at, inner, self.reasoning([closer]), self.text_of(closer))
+        return Splice(text, at, inner, self.reasoning(self.vocabulary.closes_of(tag)),
+                      self.text_of(closer))
 
     def unclosed(self, context: Context, opener: Tag | None) -> Unclosed:
         """R-UNCLOSED-1..3: the last line is answer only when it will be recovered."""

@@ -99,8 +99,9 @@ def foreign_delimiters(vocabulary: Vocabulary) -> tuple[str, ...]:
     for feature in FEATURES.values():
         if feature.name in vocabulary.features:
             continue
-        out.extend(t.text for t in feature_tags(feature))
-    return tuple(out)
+        # a text an enabled feature shares (`<|end|>`) is a tag, not a foreign delimiter
+        out.extend(t.text for t in feature_tags(feature) if vocabulary.lookup(t.text) is None)
+    return tuple(dict.fromkeys(out))
 
 
 def answer_literals(vocabulary: Vocabulary) -> tuple[str, ...]:

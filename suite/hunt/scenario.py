@@ -115,6 +115,12 @@ def _context_lines(context: Context) -> list[str]:
         lines.append(f"    finish_reason: {reason}")
     if context.features:
         lines.append(f"    features: {_plain_flow(list(context.features))}")
+    if context.may_skip_reasoning:
+        lines.append("    may_skip_reasoning: true")
+    if context.delimiters:  # SPEC R-CUSTOM-1, as flow mappings of quoted texts
+        entries = ("{" + ", ".join(f"{k}: {quote(v)}" for k, v in d.as_dict().items()) + "}"
+                   for d in context.delimiters)
+        lines.append(f"    delimiters: [{', '.join(entries)}]")
     return ["  context:", *lines] if lines else []
 
 
