@@ -253,7 +253,9 @@ def test_hunt_command_rejects_bad_arguments(capsys):
     assert command(hunt_command, ["--time", "0"]) == 2
     assert command(hunt_command, ["--timeout", "0"]) == 2
     assert command(hunt_command, ["--max-examples", "0"]) == 2
-    assert command(hunt_command, ["--memory-limit", "lots"]) == 2
+    with pytest.raises(SystemExit) as usage:  # checked while parsing: argparse's exit 2
+        command(hunt_command, ["--memory-limit", "lots"])
+    assert usage.value.code == 2 and "--memory-limit: not a size" in capsys.readouterr().err
     assert command(hunt_command, ["--scrubber", "no.such.module:X", "--time", "1"]) == 2
     assert "cannot load scrubber" in capsys.readouterr().err
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from scrubcheck.cli import main
 from scrubcheck.matrix import Matrix, Row, matrix_dict, write_matrix
 from scrubcheck.matrix.model import cell_counts, hall_of_bugs, observed_checks, pruned
@@ -253,7 +255,9 @@ def test_matrix_refuses_a_bad_scrubber_spec_or_selection_with_exit_2(tmp_path, c
     assert "no scenario matches" in capsys.readouterr().err
     assert _matrix_command(["--out", str(tmp_path), "--no-peers", "--peers", "x"]) == 2
     assert _matrix_command([*out, "--timeout", "0"]) == 2
-    assert _matrix_command([*out, "--memory-limit", "lots"]) == 2
+    with pytest.raises(SystemExit) as usage:
+        _matrix_command([*out, "--memory-limit", "lots"])
+    assert usage.value.code == 2
     assert not (tmp_path / "matrix.json").exists()
 
 

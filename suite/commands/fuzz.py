@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from scrubcheck.adapters import AdapterError
-from scrubcheck.commands.deprecated import add_alias
+from scrubcheck.commands.options import add_alias, size_argument
 from scrubcheck.hunt import Finding
 from scrubcheck.hunt.fuzzing import FuzzSettings, atheris_problem, fuzz
 from scrubcheck.hunt.report import (
@@ -24,7 +24,6 @@ from scrubcheck.hunt.report import (
     print_summary,
     save_findings,
 )
-from scrubcheck.runner.settings import parse_size
 
 NAME = "fuzz"
 HELP = "coverage-guided fuzzing with atheris; findings become minimal scenarios"
@@ -60,7 +59,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
              "the parent's sandbox process use it exactly); also the linear-time "
              "measurement's budget (default 10)")
     add_alias(parser, "--input-timeout", timeout)
-    parser.add_argument("--memory-limit", metavar="SIZE",
+    parser.add_argument("--memory-limit", type=size_argument, metavar="SIZE",
                         help="memory each fuzzing process (libFuzzer's -rss_limit_mb) and the "
                              "process replaying its inputs may use, e.g. 512M or 2G (default: "
                              "4G for libFuzzer, no limit for the replays)")
@@ -71,10 +70,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.time <= 0 or args.jobs < 1 or args.timeout <= 0:
         return _usage("--time and --timeout must be positive and --jobs at least 1")
-    try:
-        memory_limit = parse_size(args.memory_limit) if args.memory_limit else None
-    except ValueError as exc:
-        return _usage(f"--memory-limit: {exc}")
     missing = [str(p) for p in args.input or () if not p.is_file()]
     if missing:
         return _usage("no such input file: " + ", ".join(missing))
@@ -83,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
         return _usage(problem)
     options = FuzzSettings(seconds=args.time, jobs=args.jobs, seed=args.seed,
                            work_dir=args.work_dir, against=args.against,
-                           timeout=args.timeout, memory_limit=memory_limit,
+                           timeout=args.timeout, memory_limit=args.memory_limit,
                            replay=not args.no_replay, inputs=tuple(args.input or ()),
                            linear=not args.no_linear)
 

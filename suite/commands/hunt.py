@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from scrubcheck.adapters import AdapterError
-from scrubcheck.commands.deprecated import add_alias
+from scrubcheck.commands.options import add_alias, size_argument
 from scrubcheck.hunt import Finding, HuntSettings, hunt
 from scrubcheck.hunt.report import (
     exit_code,
@@ -26,7 +26,6 @@ from scrubcheck.hunt.report import (
     save_findings,
 )
 from scrubcheck.hunt.violation import PROPERTIES
-from scrubcheck.runner.settings import parse_size
 
 NAME = "hunt"
 HELP = "search for minimal failing streams with Hypothesis properties"
@@ -61,7 +60,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-examples", type=int, default=None, metavar="N",
                         help="stop after N cases, in fixed batches: the same cases on every "
                              "machine for one --seed (default: as many as --time allows)")
-    parser.add_argument("--memory-limit", metavar="SIZE",
+    parser.add_argument("--memory-limit", type=size_argument, metavar="SIZE",
                         help="memory the scrubber's process may allocate, e.g. 512M or 2G "
                              "(default: no limit); past it an allocation raises MemoryError "
                              "in the scrubber, an R-ROBUST-1 finding")
@@ -75,14 +74,10 @@ def run(args: argparse.Namespace) -> int:
         return _usage("--time and --timeout must be positive")
     if args.max_examples is not None and args.max_examples < 1:
         return _usage("--max-examples must be at least 1")
-    try:
-        memory_limit = parse_size(args.memory_limit) if args.memory_limit else None
-    except ValueError as exc:
-        return _usage(f"--memory-limit: {exc}")
     options = HuntSettings(
         seconds=args.time, seed=args.seed, database=args.database, against=args.against,
         soup=not args.no_soup, timeout=args.timeout, linear=not args.no_linear,
-        examples=args.max_examples, memory_limit=memory_limit,
+        examples=args.max_examples, memory_limit=args.memory_limit,
     )
 
     def announce(finding: Finding) -> None:

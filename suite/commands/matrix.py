@@ -18,12 +18,13 @@ import sys
 from pathlib import Path
 
 from scrubcheck.adapters import AdapterError, load_adapter
+from scrubcheck.commands.options import size_argument
 from scrubcheck.commands.run import slug
 from scrubcheck.corpus import load_corpus, select
 from scrubcheck.matrix import run_matrix, write_matrix
 from scrubcheck.peers import ManifestError, shipped_manifests
 from scrubcheck.runner import RunSettings
-from scrubcheck.runner.settings import default_jobs, parse_size
+from scrubcheck.runner.settings import default_jobs
 
 NAME = "matrix"
 HELP = "run every installed peer and the reference; write the compliance matrix"
@@ -57,7 +58,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="wall-clock seconds per scenario, and for each row's linear-time "
                              "check, before the implementation is killed (default 120: peers "
                              "answer over a pipe)")
-    parser.add_argument("--memory-limit", metavar="SIZE",
+    parser.add_argument("--memory-limit", type=size_argument, metavar="SIZE",
                         help="memory each worker process may allocate, e.g. 512M or 2G "
                              "(default: no limit); hitting it is an ERROR")
     parser.add_argument("--seed", type=int, default=0, metavar="N")
@@ -73,10 +74,6 @@ def run(args: argparse.Namespace) -> int:
         return render_from(args.render_from, args.out)
     if args.timeout <= 0:
         return _usage("--timeout must be positive")
-    try:
-        memory_limit = parse_size(args.memory_limit) if args.memory_limit else None
-    except ValueError as exc:
-        return _usage(f"--memory-limit: {exc}")
     try:
         manifests = shipped_manifests()
     except ManifestError as exc:
@@ -108,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
     if not scenarios:
         return _usage(f"no scenario matches the selection ({len(corpus.scenarios)} loaded)")
     settings = RunSettings(seed=args.seed, timeout_s=args.timeout, jobs=args.jobs,
-                           memory_limit=memory_limit)
+                           memory_limit=args.memory_limit)
     from scrubcheck.matrix.build import matrix_settings
 
     settings = matrix_settings(settings, args.quick)

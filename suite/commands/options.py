@@ -1,12 +1,14 @@
-"""Old option spellings that keep working, with a warning, after an option was renamed.
+"""Option helpers the commands share: old spellings kept as warning aliases, sizes.
 
     new = parser.add_argument("--timeout", type=float, default=10.0, metavar="S", help=...)
     add_alias(parser, "--example-timeout", new)
+    parser.add_argument("--memory-limit", type=size_argument, metavar="SIZE", help=...)
 
-The alias stores into the new option's destination (same type and metavar), so
+An alias stores into the new option's destination (same type and metavar), so
 the command sees one value whichever spelling was used, and scripts that use
 the old name go on working while they are told to move. (argparse's own
-`deprecated=` needs Python 3.13.)
+`deprecated=` needs Python 3.13.) A size is checked while the arguments are
+parsed, so a bad one is a usage error (exit 2) naming the option.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+
+from scrubcheck.runner.settings import parse_size
 
 
 class _DeprecatedAlias(argparse.Action):
@@ -35,3 +39,11 @@ def add_alias(parser: argparse.ArgumentParser, old: str, new: argparse.Action) -
                         action=_DeprecatedAlias, new=new.option_strings[0],
                         default=argparse.SUPPRESS,
                         help=f"deprecated spelling of {new.option_strings[0]}")
+
+
+def size_argument(text: str) -> int:
+    """An argparse `type`: `512M`, `2G` -> bytes."""
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
