@@ -21,10 +21,15 @@ from scrubcheck.peers.process import Launch
 MARKER = "scrubcheck-installed.json"
 
 
-def cache_root() -> Path:
+def user_cache() -> Path:
+    """scrubcheck's folder in the user cache: `$SCRUBCHECK_CACHE`, else ~/.cache/scrubcheck.
+    Peer environments and gateway environments (`scrubcheck.gateways`) live under it."""
     base = os.environ.get("SCRUBCHECK_CACHE")
-    root = Path(base).expanduser() if base else Path.home() / ".cache" / "scrubcheck"
-    return root / "peers"
+    return Path(base).expanduser() if base else Path.home() / ".cache" / "scrubcheck"
+
+
+def cache_root() -> Path:
+    return user_cache() / "peers"
 
 
 def env_dir(package: Package, root: Path | None = None) -> Path:

@@ -1,0 +1,96 @@
+"""`scrubcheck gateways install|list`: build and show the real gateway products.
+
+`install` with no names builds every shipped gateway (LiteLLM proxy, Portkey's
+gateway); environments live in the user cache (`scrubcheck.gateways.envs`) and
+are built once. `list` says what is installed, with the versions read back
+from each environment, and each gateway's configurations. `scrubcheck gateway
+audit --gateway-name NAME[:CONFIG]` then starts one and audits it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from scrubcheck.gateways import (
+    GatewayManifest,
+    GatewayManifestError,
+    gateways_root,
+    install_gateway,
+    installed,
+    shipped_gateways,
+)
+from scrubcheck.peers import InstallError
+
+NAME = "gateways"
+HELP = "install and list the real gateways (LiteLLM proxy, Portkey) that gateway audit runs"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="gateways_command", metavar="ACTION")
+    inst = sub.add_parser("install", help="build gateway environments (all by default)")
+    inst.add_argument("names", nargs="*", metavar="NAME", help="gateways to install")
+    inst.add_argument("--force", action="store_true", help="rebuild even when installed")
+    sub.add_parser("list", help="show every gateway, its package, configurations and state")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        manifests = shipped_gateways()
+    except GatewayManifestError as exc:
+        print(f"scrubcheck gateways: {exc}", file=sys.stderr)
+        return 2
+    if args.gateways_command == "install":
+        return _install(manifests, args.names, args.force)
+    if args.gateways_command == "list":
+        return _list(manifests)
+    print("scrubcheck gateways: choose an action: install or list", file=sys.stderr)
+    return 2
+
+
+def _install(manifests: list[GatewayManifest], names: list[str], force: bool) -> int:
+    by_name = {m.name: m for m in manifests}
+    unknown = [n for n in names if n not in by_name]
+    if unknown:
+        print(f"scrubcheck gateways install: unknown gateway(s) {', '.join(unknown)}; known: "
+              + ", ".join(sorted(by_name)), file=sys.stderr)
+        return 2
+    chosen = [by_name[n] for n in names] if names else manifests
+    print(f"gateway environments in {gateways_root()}")
+    started = time.monotonic()
+    failed = 0
+    for index, manifest in enumerate(chosen, 1):
+        print(f"[{index}/{len(chosen)}] {manifest.name}: {manifest.package.label}"
+              + (f" + {' '.join(manifest.package.extra)}" if manifest.package.extra else ""),
+              flush=True)
+        try:
+            outcome = install_gateway(manifest, force=force,
+                                      say=lambda line: print(line, flush=True))
+        except InstallError as exc:
+            failed += 1
+            print(f"    FAILED: {exc}", flush=True)
+            continue
+        if outcome.status == "already installed":
+            print(f"    already installed ({manifest.package.env_name}; --force rebuilds it)")
+        else:
+            print(f"    installed {manifest.package.label} in {outcome.record.seconds:.0f} s")
+    print(f"done in {time.monotonic() - started:.0f} s"
+          + (f"; {failed} environment(s) FAILED" if failed else ""))
+    return 1 if failed else 0
+
+
+def _list(manifests: list[GatewayManifest]) -> int:
+    print(f"gateway environments in {gateways_root()}")
+    for manifest in manifests:
+        record = installed(manifest)
+        state = (f"installed {record.version}" if record is not None
+                 else f"not installed ({manifest.install_command})")
+        print(f"{manifest.name}  {manifest.title}  {manifest.package.label}  {state}")
+        for config in manifest.configs:
+            default = " (default)" if config.name == manifest.default_config else ""
+            print(f"    {manifest.name}:{config.name}{default}  {config.title}")
+            print(f"        reasoning: {config.reasoning}")
+        for note in manifest.notes:
+            print(f"    note: {note}")
+    return 0

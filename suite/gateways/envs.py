@@ -1,0 +1,41 @@
+"""Where gateway environments live: `$SCRUBCHECK_CACHE/gateways` (default
+`~/.cache/scrubcheck/gateways`), built by the peers' installer.
+
+A gateway's package is installed exactly as a peer's is (a virtualenv per
+PyPI package, a folder per npm package, a marker that makes an interrupted
+install count as not installed), only into a folder of its own, so a gateway
+and a peer pinning the same library never share or overwrite an environment.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from scrubcheck.gateways.manifest import GatewayManifest
+from scrubcheck.peers.envs import Installed, env_dir, read_marker, user_cache
+from scrubcheck.peers.install import InstallOutcome, Say, install
+
+
+def gateways_root() -> Path:
+    return user_cache() / "gateways"
+
+
+def gateway_env(manifest: GatewayManifest) -> Path:
+    """The gateway's environment folder (it exists once installed)."""
+    return env_dir(manifest.package, gateways_root())
+
+
+def installed(manifest: GatewayManifest) -> Installed | None:
+    """The install record when the gateway's environment is complete and current."""
+    return read_marker(manifest.package, gateways_root())
+
+
+def install_gateway(manifest: GatewayManifest, *, force: bool = False,
+                    say: Say = print) -> InstallOutcome:
+    """Build the gateway's environment (raises the peers' InstallError on failure)."""
+    return install(manifest.package, root=gateways_root(), force=force, say=say)
+
+
+def logs_dir() -> Path:
+    """Where a gateway's output goes while it runs (bounded, as the peers' stderr)."""
+    return gateways_root() / "logs"
