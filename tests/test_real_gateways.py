@@ -18,6 +18,7 @@ and the fixture then checks that no process of it is left.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sys
@@ -425,3 +426,68 @@ def test_find_gateway_names_the_shipped_ones():
     assert find_gateway("portkey").name == "portkey"
     with pytest.raises(GatewayManifestError, match="shipped gateways: litellm-proxy, portkey"):
         find_gateway("kong")
+
+
+# ------------------------------------------------- gateway audit --gateway-name
+def gateway_pids(manifest: GatewayManifest) -> set[int]:
+    marker = str(gateway_env(manifest))
+    return {int(line.split(":", 1)[0]) for line in leftovers(marker)}
+
+
+def test_gateway_audit_of_an_unknown_or_missing_gateway_exits_2(tmp_path, monkeypatch, capsys):
+    args = ["gateway", "audit", "--id", TWO_BLOCKS, "--upstream-port", "0", "--no-progress"]
+    assert main([*args, "--gateway-name", "kong"]) == 2
+    assert "unknown gateway 'kong'" in capsys.readouterr().err
+    monkeypatch.setenv("SCRUBCHECK_CACHE", str(tmp_path / "empty"))
+    assert main([*args, "--gateway-name", "litellm-proxy:merge"]) == 2
+    assert "run `scrubcheck gateways install litellm-proxy`" in capsys.readouterr().err
+
+
+def test_gateway_audit_starts_litellm_audits_it_and_stops_it(tmp_path, capsys):
+    """The bounded CI run of the issue: three scenarios through the plain route, both
+    upstream shapes, streaming and not; the verdicts are what this LiteLLM does."""
+    manifest = find_gateway("litellm-proxy")
+    if installed(manifest) is None:
+        pytest.skip(f"gateway litellm-proxy is not installed ({manifest.install_command})")
+    before = gateway_pids(manifest)
+    code = main(["gateway", "audit", "--gateway-name", "litellm-proxy:plain", "--id", TWO_BLOCKS,
+                 "--id", SPLIT_CLOSE, "--id", "inline-finish-null-not-recovered",
+                 "--upstream-port", "0", "--no-progress", "--report-dir", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 1, out
+    report = json.loads((tmp_path / "litellm-proxy-plain.json").read_text(encoding="utf-8"))
+    verdicts = {(r["id"], r["shape"]): (r["verdict"], [p["verdict"] for p in r["passes"]])
+                for r in report["results"]}
+    assert verdicts == {
+        # a leading block moved out of a non-streamed answer, a later one left in content
+        (TWO_BLOCKS, "inline"): ("altered", ["passed-through", "altered"]),
+        (TWO_BLOCKS, "native"): ("passed-through", ["passed-through", "passed-through"]),
+        (SPLIT_CLOSE, "inline"): ("passed-through", ["passed-through", "split"]),
+        (SPLIT_CLOSE, "native"): ("passed-through", ["passed-through", "passed-through"]),
+        # no finish_reason upstream arrives as stop, streamed or not
+        ("inline-finish-null-not-recovered", "inline"): ("altered", ["altered", "altered"]),
+        ("inline-finish-null-not-recovered", "native"): ("altered", ["altered", "altered"]),
+    }
+    assert report["label"] == "litellm-proxy:plain (LiteLLM proxy 1.108.7)"
+    assert all(r["reproduce"] == [f"scrubcheck gateway audit --gateway-name litellm-proxy:plain "
+                                  f"--upstream {r['shape']} --id {r['id']}"]
+               for r in report["results"])
+    assert "sk-scrubcheck-" not in (tmp_path / "litellm-proxy-plain.json").read_text("utf-8")
+    assert not settle(lambda: gateway_pids(manifest) - before, until_empty=True)
+
+
+def test_gateway_audit_of_portkey_errs_on_every_stream(tmp_path, capsys):
+    manifest = find_gateway("portkey")
+    if installed(manifest) is None:
+        pytest.skip(f"gateway portkey is not installed ({manifest.install_command})")
+    before = gateway_pids(manifest)
+    code = main(["gateway", "audit", "--gateway-name", "portkey", "--id", TWO_BLOCKS,
+                 "--upstream-port", "0", "--no-progress", "--report-dir", str(tmp_path)])
+    capsys.readouterr()
+    assert code == 1
+    report = json.loads((tmp_path / "portkey-openai.json").read_text(encoding="utf-8"))
+    passes = {(r["shape"], p["mode"]): p["verdict"] for r in report["results"]
+              for p in r["passes"]}
+    assert passes == {("inline", "stream"): "ERROR", ("inline", "complete"): "passed-through",
+                      ("native", "stream"): "ERROR", ("native", "complete"): "passed-through"}
+    assert not settle(lambda: gateway_pids(manifest) - before, until_empty=True)

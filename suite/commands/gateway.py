@@ -6,6 +6,7 @@
     gateway import CAPTURE... [--id ID] [--out FILE]
     gateway serve [--corpus DIR] [--captures FILE] [--port P]
     gateway audit --gateway URL [--key-env VAR] [--route T] [--upstream SHAPE] [filters]
+    gateway audit --gateway-name NAME[:CONFIG] [...]   a gateway scrubcheck installs and starts
 
 Exit codes: record 0, or 1 when a stream failed (the capture is written
 anyway); check 1 when any scrubber leaks; import 1 when the scenario does not
@@ -326,8 +327,13 @@ def _serve(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------- audit
 def _audit_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--gateway", required=True, metavar="URL",
-                   help="the gateway's OpenAI base URL, as a client is given it (…/v1)")
+    target = p.add_mutually_exclusive_group(required=True)
+    target.add_argument("--gateway", metavar="URL",
+                        help="the gateway's OpenAI base URL, as a client is given it (…/v1)")
+    target.add_argument("--gateway-name", metavar="NAME[:CONFIG]",
+                        help="start a real gateway from its manifest (`scrubcheck gateways "
+                             "list`), with the replay server as its upstream, audit it and "
+                             "stop it; its key and routing headers come from its manifest")
     p.add_argument("--key-env", "--api-key-env", dest="key_env", metavar="VAR",
                    help="environment variable holding the gateway's API key (default: "
                         "OPENAI_API_KEY when set, else a placeholder key); the key is never "
@@ -395,7 +401,8 @@ def _audit(args: argparse.Namespace) -> int:
                        features=args.feature, ids=args.id)
     if not scenarios:
         return _usage(f"no scenario matches the selection ({len(corpus.scenarios)} loaded)")
-    print(f"scrubcheck gateway audit: {key_note}", file=sys.stderr)
+    if not args.gateway_name:
+        print(f"scrubcheck gateway audit: {key_note}", file=sys.stderr)
     shapes = tuple(Shape) if args.upstream == "both" else (Shape(args.upstream),)
     options = AuditOptions(
         route=route, shapes=shapes, api_key=key,
@@ -422,13 +429,30 @@ def _audit(args: argparse.Namespace) -> int:
                   f"completions there; it asks for models like {scenarios[0].id} and "
                   f"{scenarios[0].id}:native (a provider prefix such as openai/ is ignored)",
                   file=sys.stderr, flush=True)
-        result = audit(args.gateway, scenarios, options, upstream=upstream, progress=progress)
+        if args.gateway_name:
+            from scrubcheck.gateways import GatewayError, GatewayManifestError
+            from scrubcheck.gateways.audited import audit_named
+
+            try:
+                result = audit_named(args.gateway_name, scenarios, options, upstream=upstream,
+                                     progress=progress, say=lambda line: print(
+                                         line, file=sys.stderr, flush=True))
+            except (GatewayError, GatewayManifestError) as exc:
+                return _usage(str(exc))
+        else:
+            result = audit(args.gateway, scenarios, options, upstream=upstream,
+                           progress=progress)
     for line in summary_lines(result):
         print(line)
     if args.report_dir is not None:
         report_dir = Path(args.report_dir or Path("reports") / "gateway-audit"
                           / slug(result.label))
-        for path in write_audit_reports(result, report_dir):
+        stem = "audit"
+        if args.gateway_name:
+            from scrubcheck.gateways.audited import report_stem
+
+            stem = report_stem(args.gateway_name)
+        for path in write_audit_reports(result, report_dir, stem):
             print(f"report: {path}")
     return result.exit_code()
 
