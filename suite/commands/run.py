@@ -17,12 +17,13 @@ from pathlib import Path
 
 from scrubcheck.adapters import AdapterError
 from scrubcheck.checks.linear import ratios_text
+from scrubcheck.commands.options import size_argument
 from scrubcheck.corpus import load_corpus, select
 from scrubcheck.reports.analysis import is_leak
 from scrubcheck.reports.text import output_excerpt
 from scrubcheck.results import Outcome, RunResult, ScenarioResult
 from scrubcheck.runner import RunSettings, run_corpus
-from scrubcheck.runner.settings import default_jobs, parse_size
+from scrubcheck.runner.settings import default_jobs
 
 NAME = "run"
 HELP = "run a scrubber against the corpus and the generated chunkings"
@@ -50,7 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=float, default=60.0, metavar="S",
                         help="wall-clock seconds per scenario, and for the linear-time check, "
                              "before the scrubber is killed (default 60)")
-    parser.add_argument("--memory-limit", metavar="SIZE",
+    parser.add_argument("--memory-limit", type=size_argument, metavar="SIZE",
                         help="memory each worker process may allocate, e.g. 512M or 2G "
                              "(default: no limit); hitting it is an ERROR")
     parser.add_argument("--level", choices=("must", "should"), default="must",
@@ -69,10 +70,6 @@ def run(args: argparse.Namespace) -> int:
     if args.timeout <= 0:
         return _usage("--timeout must be positive")
     try:
-        memory_limit = parse_size(args.memory_limit) if args.memory_limit else None
-    except ValueError as exc:
-        return _usage(f"--memory-limit: {exc}")
-    try:
         corpus = load_corpus(list(args.corpus) if args.corpus else None)
     except FileNotFoundError as exc:
         return _usage(str(exc))
@@ -85,7 +82,8 @@ def run(args: argparse.Namespace) -> int:
     settings = RunSettings(
         seed=args.seed, timeout_s=args.timeout, level=args.level, jobs=args.jobs,
         random_count=args.random_chunkings, linear_check=not args.no_linear_check,
-        corpus_paths=tuple(str(p) for p in args.corpus or ()), memory_limit=memory_limit,
+        corpus_paths=tuple(str(p) for p in args.corpus or ()),
+        memory_limit=args.memory_limit,
     )
     try:
         result = run_corpus(args.scrubber, scenarios, settings, progress=not args.no_progress,

@@ -28,6 +28,7 @@ from scrubcheck.checks import POISONS, Trace, drive, run_stream, truncate_deltas
 from scrubcheck.checks.reuse import run_reuse
 from scrubcheck.checks.trace import open_session
 from scrubcheck.chunking import chunking_by_name, chunking_plan
+from scrubcheck.commands.options import size_argument
 from scrubcheck.corpus import load_corpus
 from scrubcheck.model import Scenario
 from scrubcheck.reports.text import delta_list, output_excerpt
@@ -35,7 +36,6 @@ from scrubcheck.results import Outcome, ScenarioResult
 from scrubcheck.runner import LINEAR_ID, RunSettings, run_linear_check, run_scenario
 from scrubcheck.runner.pool import Lost, Progress, Task, WorkerPool, name_memory_limit
 from scrubcheck.runner.scenario import stream_deltas
-from scrubcheck.runner.settings import parse_size
 from scrubcheck.runner.stepnote import StepNoting
 
 NAME = "show"
@@ -54,7 +54,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="corpus file or directory (default: the shipped corpus)")
     parser.add_argument("--timeout", type=float, default=60.0, metavar="S",
                         help="wall-clock seconds before the scrubber is killed (default 60)")
-    parser.add_argument("--memory-limit", metavar="SIZE",
+    parser.add_argument("--memory-limit", type=size_argument, metavar="SIZE",
                         help="memory the worker may allocate, e.g. 512M or 2G (default: none)")
 
 
@@ -75,12 +75,8 @@ class Replay:
 def run(args: argparse.Namespace) -> int:
     if args.timeout <= 0:
         return _usage("--timeout must be positive")
-    try:
-        memory_limit = parse_size(args.memory_limit) if args.memory_limit else None
-    except ValueError as exc:
-        return _usage(f"--memory-limit: {exc}")
     if args.id == LINEAR_ID:
-        return show_linear(args, memory_limit)
+        return show_linear(args)
     try:
         corpus = load_corpus(list(args.corpus) if args.corpus else None)
     except FileNotFoundError as exc:
@@ -103,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"\nscrubber: {adapter.spec} ({adapter.kind})")
     settings = RunSettings(seed=args.seed, timeout_s=args.timeout,
                            corpus_paths=tuple(str(p) for p in args.corpus or ()),
-                           memory_limit=memory_limit)
+                           memory_limit=args.memory_limit)
 
     def make_handler():
         worker_adapter = load_adapter(args.scrubber)
@@ -114,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
 
         return handle
 
-    outcome = _in_worker(Task(0, scenario, args.timeout), make_handler, memory_limit)
+    outcome = _in_worker(Task(0, scenario, args.timeout), make_handler, args.memory_limit)
     if isinstance(outcome, Lost):
         return print_lost(outcome, scenario, args.seed)
     if isinstance(outcome, str):
@@ -159,7 +155,7 @@ def replay(
     return seen
 
 
-def show_linear(args: argparse.Namespace, memory_limit: int | None) -> int:
+def show_linear(args: argparse.Namespace) -> int:
     """The R-ROBUST-2 measurement for one scrubber, with its numbers."""
     try:
         adapter = load_adapter(args.scrubber)
@@ -177,7 +173,7 @@ def show_linear(args: argparse.Namespace, memory_limit: int | None) -> int:
 
         return handle
 
-    outcome = _in_worker(Task(-1, None, args.timeout), make_handler, memory_limit)
+    outcome = _in_worker(Task(-1, None, args.timeout), make_handler, args.memory_limit)
     if isinstance(outcome, Lost):
         return print_lost(outcome, None, args.seed)
     if isinstance(outcome, str):

@@ -49,19 +49,20 @@ class RunProgress:
         return (f"{self.finished}/{self.total} scenarios done ({percent}%)"
                 + (f": {problems}" if problems else ""))
 
-    def linear_started(self) -> None:
-        self.phase = "linear-time check"
+    def _phase(self, name: str, line: str) -> None:
+        self.phase = name
         if self.bar is not None:
-            self.bar.set_description("linear-time check")
+            self.bar.set_description(name)
         else:
-            self._line(f"linear-time check (R-ROBUST-2), at most {self.timeout_s:g} s")
+            self._line(line)
+
+    def linear_started(self) -> None:
+        self._phase("linear-time check",
+                    f"linear-time check (R-ROBUST-2), at most {self.timeout_s:g} s")
 
     def scenarios_started(self) -> None:
-        self.phase = "scenarios"
-        if self.bar is not None:
-            self.bar.set_description("scenarios")
-        else:
-            self._line(f"running {self.total} scenarios, at most {self.timeout_s:g} s each")
+        self._phase("scenarios",
+                    f"running {self.total} scenarios, at most {self.timeout_s:g} s each")
 
     def done(self, result: ScenarioResult, linear: bool = False) -> None:
         if linear:
