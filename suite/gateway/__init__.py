@@ -12,5 +12,10 @@
     importer.py    `gateway import`: a capture as a corpus scenario
     replay.py      the catalog of streams the server plays, by model name
     server.py      `gateway serve`: the OpenAI-compatible replay server
+    upstream.py    the inline and native shapes a scenario is played in, by name
+    route.py       route templates: how an audit request names its scenario
+    compare.py     what the upstream sent against what a client received: verdicts
+    audit.py       `gateway audit`: the corpus through a gateway, and the result
+    audit_report.py  the audit's Markdown, HTML, JSON (audit.schema.json), JUnit
     samples/       one sample capture per reasoning format
 """

@@ -29,10 +29,11 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from queue import Queue
 from typing import Any
 
 from scrubcheck import __version__
@@ -69,35 +70,57 @@ class AuditOptions:
 
 @dataclass
 class PassResult:
-    """One request for one scenario in one shape: streamed or not."""
+    """One request for one scenario in one shape: streamed or not. The capture is kept
+    only when the pass failed (for the failures capture file): a full-corpus audit
+    receives hundreds of thousands of chunks."""
 
     mode: str  # stream | complete
     verdict: GatewayVerdict
     detail: str
     notes: list[str]
     right: bool  # a client with the reference scrubber shows the right answer
-    client: str  # what that client shows, when not the right answer
-    capture: Capture
+    client: str  # what that client shows ("shows …")
+    received: dict[str, Any]  # what arrived, in numbers (see `received`)
+    capture: Capture | None = None
+
+    @classmethod
+    def of(cls, mode: str, judgement: Judgement, capture: Capture) -> PassResult:
+        client = judgement.client
+        failed = judgement.verdict.failed
+        return cls(mode, judgement.verdict, judgement.detail, judgement.notes,
+                   client is not None and client.right,
+                   "shows nothing: the request failed" if client is None else client.detail,
+                   received(capture, with_text=failed), capture if failed else None)
+
+    @property
+    def unreached(self) -> bool:
+        """Nothing to judge: the request failed before any chunk arrived (no connection,
+        an HTTP error, a web page or other body that is no answer, silence)."""
+        return self.received["error"] is not None and not self.received["chunks"]
 
     def to_dict(self) -> dict[str, Any]:
-        c = self.capture
-        received: dict[str, Any] = {
-            "status": c.response.get("status"), "chunks": len(c.chunks),
-            "content_deltas": len(c.content_deltas),
-            "reasoning_deltas": len(c.reasoning_deltas),
-            "reasoning_fields": c.reasoning_fields, "finish_reason": c.finish_reason,
-            "done": c.done, "error": c.error.to_dict() if c.error else None,
-            "duration_s": round(c.duration_s or 0.0, 6)}
-        if self.verdict.failed:
-            received["content"] = c.content[:CONTENT_KEPT]
-            received["reasoning"] = c.structured_reasoning[:CONTENT_KEPT]
         return {"mode": self.mode, "verdict": self.verdict.value, "detail": self.detail,
                 "notes": self.notes, "right": self.right, "client": self.client,
-                "received": received}
+                "received": self.received}
 
 
 #: How much received text a report keeps per failing pass (the capture file keeps all).
 CONTENT_KEPT = 2000
+
+
+def received(capture: Capture, *, with_text: bool) -> dict[str, Any]:
+    """A capture in numbers (and, for a failure, the start of its text)."""
+    out: dict[str, Any] = {
+        "status": capture.response.get("status"), "chunks": len(capture.chunks),
+        "content_deltas": len(capture.content_deltas),
+        "reasoning_deltas": len(capture.reasoning_deltas),
+        "reasoning_fields": capture.reasoning_fields, "finish_reason": capture.finish_reason,
+        "done": capture.done, "error": capture.error.to_dict() if capture.error else None,
+        "duration_s": round(capture.duration_s or 0.0, 6)}
+    if with_text:
+        out["content"] = capture.content[:CONTENT_KEPT]
+        out["reasoning"] = capture.structured_reasoning[:CONTENT_KEPT]
+    return out
 
 
 @dataclass
@@ -287,19 +310,19 @@ def audit(gateway: str, scenarios: list[Scenario], options: AuditOptions | None 
         started_at=datetime.now(UTC).isoformat(timespec="seconds"))
     began = time.monotonic()
     recorders = _Recorders(gateway, options)
-    work = [(s, shape) for s in scenarios for shape in options.shapes]
     try:
-        if work:
-            result.problem = _probe(recorders.get(), work[0], options, result.gateway)
+        if scenarios and options.shapes:
+            result.problem = _probe(recorders.get(), (scenarios[0], options.shapes[0]),
+                                    options, result.gateway)
         if result.problem is None:
-            _run(work, options, recorders, result, progress)
+            _run(scenarios, options, recorders, result, progress)
     finally:
         recorders.close()
         result.duration_s = time.monotonic() - began
         if isinstance(upstream, ReplayServer):
             result.upstream_requests = sum(upstream.requests.values())
     if result.problem is None and result.results and all(
-            _unreached(p.capture) for r in result.results for p in r.passes):
+            p.unreached for r in result.results for p in r.passes):
         result.problem = _nothing_ran(result)
     return result
 
@@ -324,15 +347,9 @@ def _probe(recorder: Recorder, item: tuple[Scenario, Shape], options: AuditOptio
     return None
 
 
-def _unreached(capture: Capture) -> bool:
-    """A request that got nothing to judge: it failed before any chunk arrived (no
-    connection, an HTTP error, a web page or other body that is no answer, silence)."""
-    return capture.error is not None and not capture.chunks
-
-
 def _nothing_ran(result: AuditResult) -> str:
-    messages = Counter(p.capture.error.message for r in result.results for p in r.passes
-                       if p.capture.error is not None)
+    messages = Counter(p.received["error"]["message"] for r in result.results
+                       for p in r.passes if p.received["error"] is not None)
     common, count = messages.most_common(1)[0]
     text = (f"nothing could run: every request to the gateway at {result.gateway} failed "
             f"before a chunk arrived; most often ({count}×): {common}")
@@ -342,50 +359,45 @@ def _nothing_ran(result: AuditResult) -> str:
     return text
 
 
-def _run(work: list[tuple[Scenario, Shape]], options: AuditOptions, recorders: _Recorders,
+def _run(scenarios: list[Scenario], options: AuditOptions, recorders: _Recorders,
          result: AuditResult, progress: Callable[[ScenarioAudit], None] | None) -> None:
-    """Every (scenario, shape) on `options.jobs` threads; results in corpus order. On
-    Ctrl-C the requests in flight are aborted and the rest is listed as not run."""
-    done: dict[int, ScenarioAudit] = {}
-    expectations: dict[str, Expectation] = {}
-    lock = threading.Lock()
+    """Every scenario on `options.jobs` threads, each in every shape (one expectation per
+    scenario); results in corpus order. On Ctrl-C the requests in flight are aborted and
+    what did not finish is listed as not run."""
+    done: dict[tuple[int, Shape], ScenarioAudit] = {}
+    finished: Queue[ScenarioAudit] = Queue()
 
-    def expect(scenario: Scenario) -> Expectation:
-        with lock:
-            found = expectations.get(scenario.id)
-        if found is None:
-            found = expectation(scenario)
-            with lock:
-                expectations[scenario.id] = found
-        return found
-
-    def one(index: int) -> int:
-        scenario, shape = work[index]
-        done[index] = audit_one(recorders.get(), scenario, shape, options, expect(scenario),
-                                result)
-        return index
+    def one(index: int) -> None:
+        scenario = scenarios[index]
+        expect = expectation(scenario)
+        for shape in options.shapes:
+            audited = audit_one(recorders.get(), scenario, shape, options, expect, result)
+            done[index, shape] = audited
+            finished.put(audited)
 
     pool = ThreadPoolExecutor(max_workers=max(1, options.jobs),
                               thread_name_prefix="scrubcheck-audit")
-    futures: set[Future[int]] = set()
     try:
-        futures = {pool.submit(one, i) for i in range(len(work))}
-        pending = set(futures)
+        pending = {pool.submit(one, i) for i in range(len(scenarios))}
         while pending:
-            finished, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
-            for future in finished:
-                index = future.result()  # a bug of ours: raise, do not hide it
+            ended, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+            for future in ended:
+                future.result()  # a bug of ours: raise, do not hide it
+            while not finished.empty():
                 if progress is not None:
-                    progress(done[index])
+                    progress(finished.get())
+                else:
+                    finished.get()
     except KeyboardInterrupt:
         result.interrupted = True
         pool.shutdown(wait=False, cancel_futures=True)
         recorders.close()
     finally:
         pool.shutdown(wait=not result.interrupted)
-    result.results = [done[i] for i in sorted(done)]
-    result.not_run = [(work[i][0].id, work[i][1].value) for i in range(len(work))
-                      if i not in done]
+    order = [(i, shape) for i in range(len(scenarios)) for shape in options.shapes]
+    result.results = [done[key] for key in order if key in done]
+    result.not_run = [(scenarios[i].id, shape.value) for i, shape in order
+                      if (i, shape) not in done]
 
 
 def audit_one(recorder: Recorder, scenario: Scenario, shape: Shape, options: AuditOptions,
@@ -400,12 +412,8 @@ def audit_one(recorder: Recorder, scenario: Scenario, shape: Shape, options: Aud
         call = recorder.record if mode == STREAM else recorder.complete
         capture = call(request.model, PROMPT, name=f"{name}.{mode}",
                        extra_body=request.extra_body, headers=request.headers)
-        judgement: Judgement = judge(expect, upstream, capture, streamed=mode == STREAM)
-        client = judgement.client
-        passes.append(PassResult(
-            mode, judgement.verdict, judgement.detail, judgement.notes,
-            client is not None and client.right,
-            "the stream failed" if client is None else client.detail, capture))
+        passes.append(PassResult.of(
+            mode, judge(expect, upstream, capture, streamed=mode == STREAM), capture))
     needs = [] if shape is Shape.NATIVE else [
         f"{need.key}={json.dumps(need.value)} ({need.rule})"
         for need in needs_for(shape_context(scenario, shape))]

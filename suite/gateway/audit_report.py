@@ -58,7 +58,7 @@ def write_audit_reports(result: AuditResult, report_dir: Path, stem: str = "audi
         # escape ("backslashreplace" writes exactly that), the other formats never hold one.
         path.write_text(render(result), encoding="utf-8", errors="backslashreplace")
         paths.append(path)
-    failing = [p.capture for r in result.failures() for p in r.passes if p.verdict.failed]
+    failing = [p.capture for r in result.failures() for p in r.passes if p.capture is not None]
     if failing:
         paths.append(write_captures(failing, report_dir / names["captures"]))
     return paths
@@ -164,10 +164,10 @@ def _failure(r: ScenarioAudit) -> list[str]:
         for note in p.notes:
             lines.append(f"  - note: {code_span(shorten(note, 300))}")
         if p.verdict is not GatewayVerdict.ERROR:
-            if p.verdict.failed:
+            if p.capture is not None:
                 lines.append(f"  - content received: {code_span(quoted(p.capture.content))}")
-            shows = "the right answer" if p.right else code_span(shorten(p.client, 300))
-            lines.append(f"  - a client with the reference scrubber shows {shows}")
+            shows = "shows the right answer" if p.right else code_span(shorten(p.client, 300))
+            lines.append(f"  - a client with the reference scrubber: {shows}")
     if r.reproduce:
         lines += ["", "Reproduce:", "", fenced("\n".join(r.reproduce), "sh")]
     return lines + [""]
@@ -255,8 +255,7 @@ def _case_text(r: ScenarioAudit) -> str:
         lines.append(f"{p.mode}: {p.verdict.value}: {p.detail}")
         lines += [f"  note: {n}" for n in p.notes]
         if p.verdict is not GatewayVerdict.ERROR:
-            lines.append("  a client with the reference scrubber shows "
-                         + ("the right answer" if p.right else p.client))
+            lines.append(f"  a client with the reference scrubber {p.client}")
     if r.needs:
         lines.append("clients need: " + ", ".join(r.needs))
     if r.reproduce:
@@ -265,7 +264,7 @@ def _case_text(r: ScenarioAudit) -> str:
 
 
 def _seconds(passes: list[PassResult]) -> str:
-    return f"{sum(p.capture.duration_s or 0.0 for p in passes):.3f}"
+    return f"{sum(p.received['duration_s'] for p in passes):.3f}"
 
 
 def build_junit(result: AuditResult) -> ET.Element:

@@ -18,15 +18,24 @@ The client's view is the reference scrubber run on the received content, in
 the received chunking, with the context a client can know: the deployment's
 settings (the scenario's context: delimiters, pre-filled templates, the
 inline-answer convention, which a vendor documents) and the finish reason it
-received. A client that received reasoning on the structured channel before
-any content knows it was parsed upstream and scrubs content with the defaults
-of that vocabulary (SPEC R-IDEM-1's context). The client shows the right answer
-when that view has no reasoning and is the scenario's expected output.
+received. A client whose content comes without inline reasoning knows it (its
+model server parses reasoning: the native shape; its gateway splits: the
+verdict `split`; or reasoning arrived on the structured channel before any
+content) and scrubs with that vocabulary's defaults (SPEC R-IDEM-1's context),
+since a pre-filled-template flag would hide a clean answer. The client shows
+the right answer when that view has no reasoning and is the scenario's expected
+output.
+
+A non-streamed answer is one JSON string, and a JSON reader joins the two
+halves of a surrogate pair sent side by side; what was sent and what is
+expected are read the same way before they are compared (`as_completion`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
+import re
 from dataclasses import dataclass, field
 
 from scrubcheck.checks import LeakDetector
@@ -78,6 +87,32 @@ def sent(scenario: Scenario, shape: Shape) -> Sent:
                 stream.finish_reason)
 
 
+def json_text(text: str) -> str:
+    """`text` as a JSON reader receives it: the two halves of a surrogate pair side by side
+    in one string arrive as the one character they encode (escapes are all a server can
+    send for a lone surrogate, and a reader joins adjacent ones)."""
+    return json.loads(json.dumps(text)) if _SURROGATE.search(text) else text
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def as_completion(expect: Expectation, upstream: Sent) -> tuple[Expectation, Sent]:
+    """The expectation and the upstream stream of the non-streaming answer, whose content
+    is one JSON string (see json_text); the same objects when that changes nothing."""
+    content, reasoning = json_text(upstream.content), json_text(upstream.reasoning)
+    if (content, reasoning) != (upstream.content, upstream.reasoning):
+        upstream = dataclasses.replace(upstream, content=content, reasoning=reasoning)
+    scenario = expect.scenario
+    visible = None if scenario.visible is None else json_text(scenario.visible)
+    acceptable = None if scenario.acceptable is None else tuple(
+        json_text(a) for a in scenario.acceptable)
+    if (visible, acceptable) != (scenario.visible, scenario.acceptable):
+        scenario = dataclasses.replace(scenario, visible=visible, acceptable=acceptable)
+        expect = dataclasses.replace(expect, scenario=scenario, cuts=None)  # positions moved
+    return expect, upstream
+
+
 @dataclass
 class ClientView:
     """What a client with the reference scrubber shows for a received stream."""
@@ -85,7 +120,7 @@ class ClientView:
     context: Context
     output: str
     right: bool
-    detail: str  # what is wrong with it, or "the expected answer"
+    detail: str  # "shows …": what is wrong with it, or "shows the expected answer"
 
 
 @dataclass
@@ -121,7 +156,7 @@ def client_view(expect: Expectation, capture: Capture, parsed: bool) -> ClientVi
     if mismatch is not None:
         return ClientView(context, output, False, f"shows {quoted(output, 80)}: "
                                                   f"{mismatch.detail}")
-    return ClientView(context, output, True, "the expected answer")
+    return ClientView(context, output, True, "shows the expected answer")
 
 
 def judge(expect: Expectation, upstream: Sent, capture: Capture, *,
@@ -130,6 +165,8 @@ def judge(expect: Expectation, upstream: Sent, capture: Capture, *,
     client of it shows."""
     if capture.error is not None:
         return Judgement(V.ERROR, f"{capture.error.kind}: {capture.error.message}", None)
+    if not streamed:
+        expect, upstream = as_completion(expect, upstream)
     notes: list[str] = []
     native = upstream.shape is Shape.NATIVE
     if capture.content == upstream.content:
@@ -224,7 +261,7 @@ def _changed_inline(expect: Expectation, upstream: Sent, capture: Capture,
     if missing is not None:
         return V.LOSS, f"answer text is missing from what a client shows: {missing}"
     return V.ALTERED, (f"content changed: {describe_difference(upstream.content, content)}; "
-                       f"a client's scrubber {'still' if client.right else 'then'} shows "
+                       f"a client's scrubber {'still' if client.right else 'then'} "
                        f"{client.detail}")
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import json
+import sys
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -275,6 +276,12 @@ class Gateway(ThreadingHTTPServer):
         host, port = self.server_address[:2]
         return f"http://{host}:{port}/v1"
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that gave up (the audit's timeout) is expected; anything else not."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
+
     def server_close(self) -> None:
         self.behaviour.stop.set()
         super().server_close()
@@ -348,13 +355,19 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 def _events(answer: httpx.Response) -> Iterator[Event]:
-    for line in answer.iter_lines():
-        if not line.startswith("data:"):
-            continue
-        data = line[5:].strip()
-        if data == "[DONE]":
-            return
-        yield json.loads(data)
+    """The upstream's events, split at blank lines on the bytes: a text line splitter
+    (httpx's iter_lines, str.splitlines) also breaks at U+2028, which JSON strings carry
+    raw, and cuts such a chunk in two."""
+    pending = b""
+    for part in answer.iter_bytes():
+        pending += part
+        *events, pending = pending.split(b"\n\n")
+        for event in events:
+            data = event.removeprefix(b"data:").strip()
+            if data == b"[DONE]":
+                return
+            if data:
+                yield json.loads(data)
 
 
 def _context(answer: httpx.Response) -> Context:
