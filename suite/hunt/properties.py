@@ -10,7 +10,6 @@ first violation it does not know yet.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import lru_cache
 
 from scrubcheck.adapters import Adapter
 from scrubcheck.checks import (
@@ -31,7 +30,7 @@ from scrubcheck.checks.render import around, describe_difference, first_differen
 from scrubcheck.hunt.case import Case
 from scrubcheck.hunt.violation import Violation
 from scrubcheck.model import Scenario
-from scrubcheck.vocabulary import Vocabulary, build_vocabulary, fold
+from scrubcheck.vocabulary import fold
 
 Known = frozenset[tuple[str, str]]
 
@@ -176,11 +175,6 @@ def _holdback(case: Case, trace: Trace) -> Iterator[Violation]:
     max_len = case.context.vocabulary().max_len
     _, finding = measure_holdback(True, trace, ends, [], max_len)
     yield from _from(finding, "holdback", case.deltas)
-
-
-@lru_cache(maxsize=64)
-def _vocabulary(features: tuple[str, ...]) -> Vocabulary:
-    return build_vocabulary(features)
 
 
 def _differential(against: Adapter, case: Case, output: str) -> Iterator[Violation]:
