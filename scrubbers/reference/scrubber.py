@@ -397,14 +397,26 @@ class ReferenceScrubber:
 
     def _stack_char(self, c: str) -> None:
         if self._stack:
-            candidate = self._stack[-1] + c
-            kind = self._tables.outside.classify(candidate)
-            if isinstance(kind, Tag):
-                self._stack.pop()
-                self._tag(candidate, kind)
-                return
-            if kind:
-                self._stack[-1] = candidate
+            # The held partials form one visible run (they touch, or a removed piece lies
+            # between them), so `c` may extend several of them together: `{` `{` + `/` is
+            # `{{/`. The longest run at the top that `c` extends to (the start of) a tag
+            # wins, where a plain scan would have started the tag (R-TAG-1).
+            table = self._tables.outside
+            joined, k, best_k, best_kind = self._stack[-1] + c, 1, 0, None
+            while True:
+                kind = table.classify(joined)
+                if kind:
+                    best_k, best_kind, best = k, kind, joined
+                if k == len(self._stack) or len(joined) >= table.max_len:
+                    break
+                k += 1
+                joined = self._stack[-k] + joined
+            if best_k:
+                del self._stack[-best_k:]
+                if isinstance(best_kind, Tag):
+                    self._tag(best, best_kind)
+                else:
+                    self._stack.append(best)
                 return
             self._settle(self._stack.pop() + c)
             return
