@@ -289,10 +289,10 @@ def _serve_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--verbose", action="store_true", help="log every request to stderr")
 
 
-def _serve(args: argparse.Namespace) -> int:
+def _corpus(args: argparse.Namespace) -> Any:
+    """The corpus of --corpus (or the shipped one), its errors printed; or the exit code
+    of a usage error when it cannot be found."""
     from scrubcheck.corpus import load_corpus
-    from scrubcheck.gateway.replay import Catalog
-    from scrubcheck.gateway.server import ReplayServer
 
     try:
         corpus = load_corpus(list(args.corpus) if args.corpus else None)
@@ -300,6 +300,16 @@ def _serve(args: argparse.Namespace) -> int:
         return _usage(str(exc))
     for error in corpus.errors:
         print(f"corpus: {error}", file=sys.stderr)
+    return corpus
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from scrubcheck.gateway.replay import Catalog
+    from scrubcheck.gateway.server import ReplayServer
+
+    corpus = _corpus(args)
+    if isinstance(corpus, int):
+        return corpus
     captures = _load_all(args.captures or [])
     if isinstance(captures, str):
         return _usage(captures)
@@ -374,7 +384,7 @@ def _audit_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _audit(args: argparse.Namespace) -> int:
-    from scrubcheck.corpus import load_corpus, select
+    from scrubcheck.corpus import select
     from scrubcheck.gateway.audit import AuditOptions, audit, check_upstream, replay_upstream
     from scrubcheck.gateway.audit_report import summary_lines, write_audit_reports
     from scrubcheck.gateway.importer import slug
@@ -391,12 +401,9 @@ def _audit(args: argparse.Namespace) -> int:
         key, key_note = api_key(args.key_env)
     except (RouteError, MissingKey) as exc:
         return _usage(str(exc))
-    try:
-        corpus = load_corpus(list(args.corpus) if args.corpus else None)
-    except FileNotFoundError as exc:
-        return _usage(str(exc))
-    for error in corpus.errors:
-        print(f"corpus: {error}", file=sys.stderr)
+    corpus = _corpus(args)
+    if isinstance(corpus, int):
+        return corpus
     scenarios = select(corpus.scenarios, areas=args.area, rules=args.rule,
                        features=args.feature, ids=args.id)
     if not scenarios:

@@ -447,19 +447,23 @@ def reproduction(result: AuditResult, options: AuditOptions, scenario: Scenario,
         if options.key_env:
             record += f" --api-key-env {q(options.key_env)}"
         commands.append(record + f" --out {q(scenario.id + '.capture.json')}")
-    body = {"model": request.model, "messages": PROMPT, "stream": True,
-            **(request.extra_body or {})}
-    curl = f"curl -sN {q(result.gateway.rstrip('/') + '/chat/completions')} " \
-           "-H 'Content-Type: application/json'"
-    if options.key_env:
-        curl += f' -H "Authorization: Bearer ${options.key_env}"'
-    for key, value in (request.headers or {}).items():
-        curl += f" -H {q(f'{key}: {value}')}"
-    commands.append(curl + f" -d {q(json.dumps(body))}")
+    commands.append(curl(result.gateway, {"model": request.model, **(request.extra_body or {})},
+                         request.headers, options.key_env))
     if result.upstream:
-        commands.append(
-            f"curl -sN {q(result.upstream.rstrip('/') + '/chat/completions')} -H "
-            f"'Content-Type: application/json' -d "
-            f"{q(json.dumps({'model': name, 'messages': PROMPT, 'stream': True}))}"
-            "   # what the upstream sent")
+        commands.append(curl(result.upstream, {"model": name}) + "   # what the upstream sent")
     return commands
+
+
+def curl(base_url: str, fields: dict[str, Any], headers: dict[str, str] | None = None,
+         key_env: str | None = None) -> str:
+    """A curl command that streams one chat completion (the key as `$VAR`)."""
+    q = shlex.quote
+    command = (f"curl -sN {q(base_url.rstrip('/') + '/chat/completions')} "
+               "-H 'Content-Type: application/json'")
+    if key_env:
+        command += f' -H "Authorization: Bearer ${key_env}"'
+    for key, value in (headers or {}).items():
+        command += f" -H {q(f'{key}: {value}')}"
+    body = {"model": fields["model"], "messages": PROMPT, "stream": True,
+            **{k: v for k, v in fields.items() if k != "model"}}
+    return command + f" -d {q(json.dumps(body))}"

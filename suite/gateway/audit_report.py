@@ -27,6 +27,7 @@ from scrubcheck.gateway.audit import AuditResult, PassResult, ScenarioAudit
 from scrubcheck.gateway.capture import write_captures
 from scrubcheck.gateway.upstream import SHAPE_DESCRIPTIONS
 from scrubcheck.gateway.verdicts import GATEWAY_MEANINGS, GATEWAY_ORDER, GatewayVerdict
+from scrubcheck.reports.html import _CSS as PAGE_CSS  # one look for every scrubcheck page
 from scrubcheck.reports.html import text as html_text
 from scrubcheck.reports.mdtext import cell, code_span, fenced
 from scrubcheck.reports.text import plural, shorten, xml_safe
@@ -215,19 +216,6 @@ def render_markdown(result: AuditResult) -> str:
 
 # ------------------------------------------------------------------------ HTML
 _MARKDOWN = MarkdownIt("commonmark", {"html": False}).enable("table")
-_CSS = """
-body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1200px;padding:1em 2em;
-  color:#1f2328;background:#fff}
-h2{border-bottom:1px solid #d0d7de;padding-bottom:.2em;margin-top:1.6em}
-h3{margin-top:1.4em}
-code,pre{font:12.5px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
-pre{background:#f6f8fa;border:1px solid #d0d7de;border-radius:6px;padding:.6em .8em;
-  overflow-x:auto}
-table{border-collapse:collapse;margin:.5em 0}
-th,td{border:1px solid #d0d7de;padding:.25em .6em;text-align:left;vertical-align:top}
-th{background:#f6f8fa}
-blockquote{margin:.6em 0;padding:.2em .8em;border-left:4px solid #0969da;font-size:1.1em}
-"""
 
 
 def render_html(result: AuditResult) -> str:
@@ -237,7 +225,7 @@ def render_html(result: AuditResult) -> str:
             f'<meta http-equiv="Content-Security-Policy" content="{csp}">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<title>scrubcheck gateway audit: {html_text(result.label)}</title>"
-            f"<style>{_CSS}</style></head><body>{body}</body></html>\n")
+            f"<style>{PAGE_CSS}</style></head><body>{body}</body></html>\n")
 
 
 # ----------------------------------------------------------------------- JUnit
