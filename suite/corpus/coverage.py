@@ -81,7 +81,11 @@ def context_counts(scenarios: Iterable[Scenario]) -> dict[str, int]:
             counts["inline_answer: true"] += 1
         if ctx.finish_reason != "stop":
             counts[f"finish_reason: {ctx.finish_reason or 'null'}"] += 1
+        if ctx.may_skip_reasoning:
+            counts["may_skip_reasoning: true"] += 1
+        if ctx.delimiters:
+            counts["delimiters: (caller's)"] += 1
         if not (ctx.starts_in_reasoning or ctx.inline_answer or ctx.features
-                or ctx.finish_reason != "stop"):
+                or ctx.finish_reason != "stop" or ctx.may_skip_reasoning or ctx.delimiters):
             counts["default context"] += 1
     return dict(sorted(counts.items()))
