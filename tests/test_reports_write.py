@@ -28,9 +28,10 @@ _spec.loader.exec_module(sample)
 def test_writes_every_format_into_a_new_directory(tmp_path: Path) -> None:
     target = tmp_path / "nested" / "reports"
     paths = write_reports(sample.sample_run(), target)
-    assert [p.name for p in paths] == ["report.md", "report.json", "junit.xml", "report.html"]
+    assert [p.name for p in paths] == ["report.md", "report.json", "junit.xml", "report.html",
+                                       "badge.json"]
     assert all(p.parent == target and p.stat().st_size > 0 for p in paths)
-    assert FORMATS == ("md", "json", "junit", "html")
+    assert FORMATS == ("md", "json", "junit", "html", "badge")
 
 
 def test_writes_only_the_chosen_formats_in_the_given_order(tmp_path: Path) -> None:

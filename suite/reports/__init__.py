@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ..results import RunResult
+from .badge import write_badge
 from .html import write_html
 from .json_report import read_report, report_dict, validate_report, write_json
 from .junit import write_junit
@@ -25,12 +26,14 @@ FILE_NAMES: dict[str, str] = {
     "json": "report.json",
     "junit": "junit.xml",
     "html": "report.html",
+    "badge": "badge.json",  # shields.io endpoint JSON (badge.py)
 }
 WRITERS: dict[str, Callable[[RunResult, Path], Path]] = {
     "md": write_markdown,
     "json": write_json,
     "junit": write_junit,
     "html": write_html,
+    "badge": write_badge,
 }
 FORMATS: tuple[str, ...] = tuple(FILE_NAMES)
 
