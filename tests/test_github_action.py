@@ -108,12 +108,19 @@ def test_no_script_expands_an_expression():
 
 
 # -- the linter -----------------------------------------------------------------------------
-def _jactionlint(*args: str) -> subprocess.CompletedProcess:
-    linter = shutil.which("jactionlint", path=f"{BIN}{os.pathsep}{os.environ['PATH']}")
-    if linter is None:
+def _tool(name: str) -> str:
+    """A linter of the test extra; missing, it fails in CI and skips (visibly) elsewhere."""
+    found = shutil.which(name, path=f"{BIN}{os.pathsep}{os.environ['PATH']}")
+    if found is None:
+        message = f"{name} is not installed (pip install -e '.[test]')"
         if os.environ.get("CI"):
-            pytest.fail("jactionlint is missing: pip install -e '.[test]'")
-        pytest.skip("jactionlint is not installed (it is in the test extra)")
+            pytest.fail(message)
+        pytest.skip(message)
+    return found
+
+
+def _jactionlint(*args: str) -> subprocess.CompletedProcess:
+    linter = _tool("jactionlint")
     env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}")  # + shellcheck
     return subprocess.run([linter, "--no-online", "--no-color", *args], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=120)
@@ -412,3 +419,48 @@ def test_the_examples_readme_documents_every_input_and_output():
     text = (ROOT / "docs/examples/github/README.md").read_text(encoding="utf-8")
     for name in [*ACTION["inputs"], *ACTION["outputs"]]:
         assert f"`{name}`" in text, name
+
+
+# -- ClusterFuzzLite ------------------------------------------------------------------------
+def test_clusterfuzzlite_build_packages_the_reference_target(tmp_path):
+    """.clusterfuzzlite/build.sh with the image's helpers stubbed: the fuzz target of fuzz/
+    for the reference scrubber, with its seeds, dictionary and options, lands in $OUT.
+    (.clusterfuzzlite/build_locally.sh does the real PyInstaller build; fuzz/README.md.)"""
+    src, out, stubs = tmp_path / "src", tmp_path / "out", tmp_path / "bin"
+    for folder in (src, out, stubs):
+        folder.mkdir()
+    (stubs / "pip3").write_text(f'#!/bin/sh\necho "$@" >> "{tmp_path}/pip.log"\n')
+    (stubs / "compile_python_fuzzer").write_text(
+        f'#!/bin/sh\necho "$@" >> "{tmp_path}/compile.log"\ncp "$1" "$OUT/"\n')
+    (stubs / "python3").write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+    for stub in stubs.iterdir():
+        stub.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SCRUBCHECK_")}
+    env.update(SRC=str(src), OUT=str(out), SCRUBCHECK_REPO=str(ROOT),
+               PATH=f"{stubs}{os.pathsep}{os.environ['PATH']}")
+    subprocess.run(["bash", str(ROOT / ".clusterfuzzlite/build.sh")], env=env, check=True,
+                   capture_output=True, timeout=300)
+    assert sorted(p.name for p in out.iterdir()) == [
+        "scrubcheck_reference_fuzzer.dict", "scrubcheck_reference_fuzzer.options",
+        "scrubcheck_reference_fuzzer.py", "scrubcheck_reference_fuzzer_seed_corpus.zip"]
+    target = (out / "scrubcheck_reference_fuzzer.py").read_text(encoding="utf-8")
+    assert 'SCRUBBER = "scrubcheck.scrubbers.reference:ReferenceScrubber"' in target
+    assert (tmp_path / "pip.log").read_text().split() == ["install", str(ROOT)]
+    assert "--hidden-import scrubcheck.scrubbers.reference" in (
+        tmp_path / "compile.log").read_text()
+    dockerfile = (ROOT / ".clusterfuzzlite/Dockerfile").read_text(encoding="utf-8")
+    assert "FROM gcr.io/oss-fuzz-base/base-builder-python" in dockerfile
+    assert "COPY .clusterfuzzlite/build.sh $SRC/build.sh" in dockerfile
+    assert yaml.safe_load((ROOT / ".clusterfuzzlite/project.yaml").read_text()) == {
+        "language": "python"}
+    for workflow in (ROOT / ".github/workflows").glob("cflite_*.yml"):
+        for job in yaml.safe_load(workflow.read_text(encoding="utf-8"))["jobs"].values():
+            build = next(s for s in job["steps"] if "build_fuzzers" in s["uses"])
+            assert build["with"]["language"] == "python", workflow.name
+
+
+def test_clusterfuzzlite_scripts_pass_shellcheck():
+    scripts = sorted((ROOT / ".clusterfuzzlite").glob("*.sh"))
+    done = subprocess.run([_tool("shellcheck"), *map(str, scripts)], capture_output=True, text=True,
+                          timeout=60)
+    assert len(scripts) == 2 and done.returncode == 0, done.stdout
