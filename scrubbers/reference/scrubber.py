@@ -237,7 +237,7 @@ class ReferenceScrubber:
         assert self._deferred is not None and self._deferred_tag is not None
         line = "".join(self._deferred)
         self._deferred = []
-        cut = at_end and self._cut_off and not self._deferred_in_block
+        cut = at_end and self._cut_off
         return line, len(self._deferred_tag[0]), LineIndex(line, cut=cut)
 
     def _resolve(self, line: str, offset: int, index: LineIndex) -> int:
@@ -247,7 +247,7 @@ class ReferenceScrubber:
         self._deferred = None
         self._deferred_tag = None
         if self._deferred_in_block:
-            end = guarded_until(self._block_runs, index, offset)
+            end = guarded_until(self._block_runs, index, offset, in_block=True)
             if end is None:
                 self._leave_block()
                 return offset

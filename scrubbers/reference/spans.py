@@ -42,32 +42,41 @@ class LineIndex:
 
     def __init__(self, line: str, *, cut: bool = False) -> None:
         """With `cut`, the line was cut off by the end of a truncated stream: a run
-        that ends there has an unknown length and closes no span (SPEC R-CODE-6)."""
+        that ends there has an unknown length (SPEC R-CODE-6). Outside a block it closes
+        no span; inside a block it may (`run_end_from(..., closes_at_cut=...)`). One
+        line may hold both: a block that ends on it, then a tag outside it."""
         self.starts: list[int] = []
         self.by_length: dict[int, list[int]] = {}
+        self.cut_run: int | None = None  # start of the run that touches the cut
         for m in BACKTICK_RUN.finditer(line):
             self.starts.append(m.start())
-            if not (cut and m.end() == len(line)):
-                self.by_length.setdefault(m.end() - m.start(), []).append(m.start())
+            self.by_length.setdefault(m.end() - m.start(), []).append(m.start())
+            if cut and m.end() == len(line):
+                self.cut_run = m.start()
 
     def has_run_from(self, offset: int) -> bool:
         return bisect_left(self.starts, offset) < len(self.starts)
 
-    def run_end_from(self, length: int, offset: int) -> int | None:
-        """End of the first run of exactly `length` backticks starting at or after `offset`."""
+    def run_end_from(self, length: int, offset: int, *, closes_at_cut: bool = True) -> int | None:
+        """End of the first run of exactly `length` backticks starting at or after `offset`
+        (with `closes_at_cut=False`, the run touching the cut never counts)."""
         starts = self.by_length.get(length)
         if not starts:
             return None
         k = bisect_left(starts, offset)
-        return starts[k] + length if k < len(starts) else None
+        if k == len(starts) or (not closes_at_cut and starts[k] == self.cut_run):
+            return None  # the run at the cut is the line's last: nothing follows it
+        return starts[k] + length
 
 
-def guarded_until(state: RunState, index: LineIndex, offset: int) -> int | None:
+def guarded_until(state: RunState, index: LineIndex, offset: int, *,
+                  in_block: bool = False) -> int | None:
     """Whether `offset` of an indexed line lies inside a code span.
 
     `state` holds the runs before that position on the same line. Returns the
     offset just after the closing run of the enclosing span, or None when the
-    position is not inside any span.
+    position is not inside any span. `in_block`: the position is inside a block,
+    where a run at the cut of a cut-off stream may still close a span (R-CODE-6).
     """
     before = [state.open_run, *state.pending] if state.open_run else list(state.pending)
     positions: dict[int, list[int]] = {}
@@ -80,7 +89,7 @@ def guarded_until(state: RunState, index: LineIndex, offset: int) -> int | None:
         if k < len(same):
             i = same[k] + 1
             continue
-        end = index.run_end_from(before[i], offset)
+        end = index.run_end_from(before[i], offset, closes_at_cut=in_block)
         if end is not None:
             return end
         i += 1
