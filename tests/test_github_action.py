@@ -342,11 +342,15 @@ def test_a_broken_baseline_is_bad_input_not_a_regression(tmp_path):
     assert "could not compare with" in run.log and "exited 2" in run.log
 
 
-def test_a_scrubber_that_does_not_load_fails_with_its_reason(tmp_path):
+def test_a_scrubber_that_does_not_load_fails_with_its_reason(tmp_path, baseline):
+    stale = tmp_path / "scrubcheck-report/report.json"  # from an earlier run: not this one's
+    stale.parent.mkdir(parents=True)
+    shutil.copy(baseline, stale)
     run = run_action(tmp_path, {"scrubber": "no_such_module:Nothing", **TINY})
+    assert not stale.exists()
     assert (run.failed, run.exit_code) == ("Gate", 2), run.log
     assert "cannot load scrubber" in run.log
-    assert "no report (scrubcheck run exited 2" in run.summary
+    assert "no report (scrubcheck exited 2" in run.summary
     assert run.output("pass") == ""  # no counts are made up
 
 
@@ -388,9 +392,11 @@ def test_merge_mode_merges_the_shard_reports(tmp_path, baseline):
                                 "baseline": str(baseline)})
     assert _command(run) == ("scrubcheck merge shards/shard-1/report.json "
                              "shards/shard-2/report.json --report-dir scrubcheck-report")
-    if run.output("exit-code") == "2":  # a scrubcheck without merge: the gate says so
+    if run.output("exit-code") == "2":  # no merge command, or a refusal: the gate says so
         assert (run.failed, run.exit_code) == ("Gate", 2)
-        assert "exited 2" in run.log
+        assert "::error title=scrubcheck::scrubcheck exited 2" in run.log
+    else:  # merged: summarized and gated like a run
+        assert run.output("total") and run.output("regression") in ("true", "false")
 
 
 def test_without_scrubber_or_merge_nothing_runs(tmp_path):
