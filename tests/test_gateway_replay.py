@@ -149,7 +149,9 @@ def assert_scenario_round_trip(scenario, capture: Capture) -> None:
         "starts_in_reasoning": scenario.context.starts_in_reasoning,
         "inline_answer": scenario.context.inline_answer,
         "finish_reason": scenario.context.finish_reason,
-        "features": list(scenario.context.features)}, scenario.id
+        "features": list(scenario.context.features),
+        "may_skip_reasoning": scenario.context.may_skip_reasoning,
+        "delimiters": [d.as_dict() for d in scenario.context.delimiters]}, scenario.id
 
 
 def assert_capture_round_trip(model: str, want: Capture, capture: Capture) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 
 from scrubcheck.gateway.capture import Chunk
 from scrubcheck.model import Context
+from scrubcheck.vocabulary import custom_delimiters
 
 CONTEXT_HEADER = "x-scrubcheck-context"
 SCENARIO_HEADER = "x-scrubcheck-scenario"
@@ -89,10 +90,10 @@ def chunk_from_object(data: Any, t: float = 0.0) -> Chunk | None:
 
 
 def context_header(context: Context) -> str:
-    return json.dumps({"starts_in_reasoning": context.starts_in_reasoning,
-                       "inline_answer": context.inline_answer,
-                       "finish_reason": context.finish_reason,
-                       "features": list(context.features)}, separators=(",", ":"))
+    """Every context entry (Context.as_kwargs is the one list of them), as compact JSON."""
+    data = context.as_kwargs()
+    data["features"] = list(context.features)
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=True)
 
 
 def parse_context_header(value: str | None) -> dict[str, Any] | None:
@@ -105,14 +106,17 @@ def parse_context_header(value: str | None) -> dict[str, Any] | None:
         return None
     if not isinstance(data, dict):
         return None
-    keys = ("starts_in_reasoning", "inline_answer", "finish_reason", "features")
+    keys = Context().as_kwargs()
     return {k: data[k] for k in keys if k in data}
 
 
 def context_from_dict(data: dict[str, Any]) -> Context:
+    """The Context an announced header (or a capture's `context`) describes."""
     return Context(
         starts_in_reasoning=bool(data.get("starts_in_reasoning", False)),
         inline_answer=bool(data.get("inline_answer", False)),
         finish_reason=data.get("finish_reason", "stop"),
         features=tuple(data.get("features") or ()),
+        may_skip_reasoning=bool(data.get("may_skip_reasoning", False)),
+        delimiters=custom_delimiters(data.get("delimiters") or ()),
     )
