@@ -27,6 +27,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
+from scrubcheck.commands.options import add_shard_option
 from scrubcheck.gateway.capture import Capture, CaptureFileError, write_captures
 
 NAME = "gateway"
@@ -381,6 +382,9 @@ def _audit_arguments(p: argparse.ArgumentParser) -> None:
                    help="write audit.{md,html,json,junit.xml} there (without DIR: "
                         "reports/gateway-audit/<label>/)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar or lines")
+    add_shard_option(p, help="audit only the K-th of N parts of the selected scenarios (a "
+                             "stable hash of the scenario id, as `run --shard`), so N jobs "
+                             "audit a gateway side by side, each scenario exactly once")
 
 
 def _audit(args: argparse.Namespace) -> int:
@@ -408,6 +412,12 @@ def _audit(args: argparse.Namespace) -> int:
                        features=args.feature, ids=args.id)
     if not scenarios:
         return _usage(f"no scenario matches the selection ({len(corpus.scenarios)} loaded)")
+    if args.shard is not None:
+        selected, scenarios = len(scenarios), args.shard.pick(scenarios)
+        print(f"shard {args.shard}: {len(scenarios)} of the {selected} selected scenarios",
+              file=sys.stderr)
+        if not scenarios:
+            return 0
     if not args.gateway_name:
         print(f"scrubcheck gateway audit: {key_note}", file=sys.stderr)
     shapes = tuple(Shape) if args.upstream == "both" else (Shape(args.upstream),)

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from scrubcheck.adapters import AdapterError
-from scrubcheck.commands.options import add_alias, size_argument
+from scrubcheck.commands.options import add_alias, add_shard_option, size_argument
 from scrubcheck.hunt import Finding, HuntSettings, hunt
 from scrubcheck.hunt.report import (
     exit_code,
@@ -66,6 +66,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "in the scrubber, an R-ROBUST-1 finding")
     parser.add_argument("--level", choices=("must", "should"), default="must",
                         help="which findings make the exit code 1 (default: must)")
+    add_shard_option(parser, help=(
+        "one of N hunts splitting one search (needs --seed): this one runs the Hypothesis "
+        "batches K-1, K-1+N, ... of the seed sequence, so N jobs search disjoint seed ranges "
+        "(with --max-examples E, together the E cases of the unsharded hunt); the linear-time "
+        "measurement runs in shard 1"))
     parser.epilog = "properties: " + "; ".join(f"{k}: {v}" for k, v in PROPERTIES.items())
 
 
@@ -74,10 +79,12 @@ def run(args: argparse.Namespace) -> int:
         return _usage("--time and --timeout must be positive")
     if args.max_examples is not None and args.max_examples < 1:
         return _usage("--max-examples must be at least 1")
+    if args.shard is not None and args.seed is None:
+        return _usage("--shard needs --seed: the N shards split the search of one seed")
     options = HuntSettings(
         seconds=args.time, seed=args.seed, database=args.database, against=args.against,
         soup=not args.no_soup, timeout=args.timeout, linear=not args.no_linear,
-        examples=args.max_examples, memory_limit=args.memory_limit,
+        examples=args.max_examples, memory_limit=args.memory_limit, shard=args.shard,
     )
 
     def announce(finding: Finding) -> None:
@@ -89,7 +96,8 @@ def run(args: argparse.Namespace) -> int:
     except AdapterError as exc:
         return _usage(f"cannot load scrubber: {exc}")
     print_summary("hunt", result.spec, result.findings, result.seconds, [
-        f"{result.examples:,} cases in {result.batches} Hypothesis runs, seed {result.seed}",
+        f"{result.examples:,} cases in {result.batches} Hypothesis runs, seed {result.seed}"
+        + (f", shard {args.shard}" if args.shard else ""),
         *linear_lines(result.linear),
     ], result.errors)
     if args.save and result.findings:

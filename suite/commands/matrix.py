@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from scrubcheck.adapters import AdapterError, load_adapter
-from scrubcheck.commands.options import size_argument
+from scrubcheck.commands.options import add_shard_option, size_argument
 from scrubcheck.commands.run import slug
 from scrubcheck.corpus import load_corpus, select
 from scrubcheck.matrix import run_matrix, write_matrix
@@ -67,6 +67,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="run nothing: write the pages (and matrix.json) in --out again "
                              "from the runs kept in this matrix.json, with the observed "
                              "claims of today's peer manifests")
+    add_shard_option(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -111,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
     settings = matrix_settings(settings, args.quick)
     matrix = run_matrix(manifests, requested, scenarios, settings, args.out,
                         quick=args.quick, reuse=args.reuse, progress=not args.no_progress,
-                        scrubbers=scrubbers,
+                        scrubbers=scrubbers, shard=args.shard,
                         selection=_selection(args, len(scenarios), len(corpus.scenarios)))
     for path in write_matrix(matrix, args.out):
         print(f"wrote {path}")

@@ -1,4 +1,4 @@
-"""Option helpers the commands share: old spellings kept as warning aliases, sizes.
+"""Option helpers the commands share: old spellings kept as warning aliases, sizes, shards.
 
     new = parser.add_argument("--timeout", type=float, default=10.0, metavar="S", help=...)
     add_alias(parser, "--example-timeout", new)
@@ -17,6 +17,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from scrubcheck.corpus.shard import Shard
 from scrubcheck.runner.settings import parse_size
 
 
@@ -47,3 +48,23 @@ def size_argument(text: str) -> int:
         return parse_size(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def shard_argument(text: str) -> Shard:
+    """An argparse `type`: `2/5` -> Shard(2, 5); K outside 1..N is a usage error (exit 2)."""
+    try:
+        return Shard.parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+SHARD_HELP = ("run only the K-th of N parts of the selected scenarios (by a stable hash of "
+              "the scenario id, so N jobs given 1/N .. N/N cover everything exactly once; the "
+              "once-per-run linear-time check runs in shard 1); combine the parts' report.json "
+              "files with `scrubcheck merge`")
+
+
+def add_shard_option(parser: argparse.ArgumentParser, help: str = SHARD_HELP) -> None:
+    """`--shard K/N`, spelled and validated alike on every command that can split its work
+    across N jobs (`run`, `matrix`, `hunt`, `gateway audit`)."""
+    parser.add_argument("--shard", type=shard_argument, metavar="K/N", help=help)

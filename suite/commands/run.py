@@ -17,13 +17,14 @@ from pathlib import Path
 
 from scrubcheck.adapters import AdapterError
 from scrubcheck.checks.linear import ratios_text
-from scrubcheck.commands.options import size_argument
+from scrubcheck.commands.options import add_shard_option, size_argument
 from scrubcheck.corpus import load_corpus, select
 from scrubcheck.reports.analysis import is_leak
 from scrubcheck.reports.text import output_excerpt
 from scrubcheck.results import Outcome, RunResult, ScenarioResult
-from scrubcheck.runner import RunSettings, run_corpus
+from scrubcheck.runner import RunSettings
 from scrubcheck.runner.settings import default_jobs
+from scrubcheck.runner.shard import run_selection
 
 NAME = "run"
 HELP = "run a scrubber against the corpus and the generated chunkings"
@@ -62,6 +63,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="skip the once-per-run linear-time measurement (R-ROBUST-2)")
     parser.add_argument("--no-progress", action="store_true",
                         help="no progress bar (on a terminal) or progress lines (in a log)")
+    add_shard_option(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -85,9 +87,15 @@ def run(args: argparse.Namespace) -> int:
         corpus_paths=tuple(str(p) for p in args.corpus or ()),
         memory_limit=args.memory_limit,
     )
+    if args.shard is not None:
+        print(f"shard {args.shard}: {len(args.shard.pick(scenarios))} of the "
+              f"{len(scenarios)} selected scenarios"
+              + ("; the linear-time check runs in shard 1" if not args.shard.owns_run_checks
+                 and settings.linear_check else ""))
     try:
-        result = run_corpus(args.scrubber, scenarios, settings, progress=not args.no_progress,
-                            corpus_errors=[str(e) for e in corpus.errors])
+        result = run_selection(args.scrubber, scenarios, settings, shard=args.shard,
+                               progress=not args.no_progress,
+                               corpus_errors=[str(e) for e in corpus.errors])
     except AdapterError as exc:
         return _usage(f"cannot load scrubber: {exc}")
     print_summary(result, args.level)

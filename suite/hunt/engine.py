@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 from scrubcheck.adapters import Adapter, load_adapter
 from scrubcheck.checks.linear import LinearMeasurement
+from scrubcheck.corpus.shard import Shard
 from scrubcheck.generate import DrawChooser, Profile
 from scrubcheck.hunt.case import Case, build_case
 from scrubcheck.hunt.database import open_database
@@ -53,6 +54,10 @@ class HuntSettings:
     examples: int | None = None  # stop after this many cases, in fixed batches: the same
     #                              cases on every machine (for CI), whatever its speed
     stop: Callable[[Finding], bool] | None = None  # end the hunt early when this says so
+    #: one of N hunts that split the search (`--shard K/N`): this one runs the batches
+    #: K-1, K-1+N, K-1+2N, ... of the unsharded hunt's seed sequence, and the linear-time
+    #: measurement only in shard 1, so N CI jobs search N disjoint seed ranges
+    shard: Shard | None = None
 
 
 @dataclass
@@ -117,13 +122,23 @@ class _Hunt:
         if self.options.stop is not None and self.options.stop(finding):
             self.stopped = True
 
+    def global_batch(self) -> int:
+        """The number of the next batch in the unsharded hunt's sequence (its seed)."""
+        shard = self.options.shard
+        if shard is None:
+            return self.result.batches
+        return self.result.batches * shard.count + shard.index - 1
+
     def run(self) -> HuntResult:
-        if self.options.linear:
+        shard = self.options.shard
+        if self.options.linear and (shard is None or shard.owns_run_checks):
             self.measure_linearity()
         size = 50 if self.options.examples is None else 100
         while not self.stopped and time.monotonic() < self.deadline:
             if self.options.examples is not None:
                 left = self.options.examples - self.result.examples
+                if shard is not None:  # this shard's batches of 100 of the unsharded cases
+                    left = self.options.examples - self.global_batch() * 100
                 if left <= 0:
                     break
                 size = min(size, left)
@@ -181,7 +196,7 @@ class _Hunt:
             error.case = case
             raise error
 
-        run = seed(self.base_seed * 1_000_003 + self.result.batches)(properties)
+        run = seed(self.base_seed * 1_000_003 + self.global_batch())(properties)
         try:
             run()
         except _StopBatch:

@@ -13,11 +13,10 @@ own scenarios and nothing of the other rows.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -25,12 +24,15 @@ from pathlib import Path
 from scrubcheck import __version__
 from scrubcheck.adapters import AdapterError
 from scrubcheck.chunking import Caps
+from scrubcheck.corpus.fingerprint import corpus_digest
+from scrubcheck.corpus.shard import Shard
 from scrubcheck.matrix.model import Matrix, Row
 from scrubcheck.model import Scenario
 from scrubcheck.peers import Manifest, read_marker
 from scrubcheck.reports import write_reports
 from scrubcheck.results import RunResult
-from scrubcheck.runner import RunSettings, run_corpus
+from scrubcheck.runner import RunSettings
+from scrubcheck.runner.shard import run_selection
 from scrubcheck.spec import SPEC_VERSION
 
 #: --quick: the same corpus and checks, fewer chunkings and cuts per scenario.
@@ -79,16 +81,6 @@ def not_run_reason(manifest: Manifest, requested: bool) -> str | None:
     return f"not installed: run `scrubcheck peers install {manifest.name}`"
 
 
-def corpus_digest(scenarios: list[Scenario]) -> str:
-    """A fingerprint of what the scenarios ask (not where they sit), so a run made on
-    another corpus is never reused."""
-    digest = hashlib.sha256()
-    for s in scenarios:
-        digest.update(json.dumps([s.id, s.rules, s.deltas, s.reasoning, s.visible, s.acceptable,
-                                  s.context.as_kwargs()], default=list).encode())
-    return digest.hexdigest()[:16]
-
-
 def _reusable(path: Path, settings: RunSettings, digest: str, version: str) -> RunResult | None:
     """The earlier run at `path` if it was made by this scrubcheck and SPEC, on this
     corpus, with these settings and this version of the implementation."""
@@ -107,6 +99,34 @@ def _reusable(path: Path, settings: RunSettings, digest: str, version: str) -> R
     return run if same else None
 
 
+#: Runs the rows that need a run; yields each row with its run, or the AdapterError that
+#: kept it from starting, in whatever order they finish (local: one after the other; a Dask
+#: cluster: implementations × shards at once, `scrubcheck.distributed`).
+RowRunner = Callable[[list[Row]], Iterable[tuple[Row, RunResult | AdapterError]]]
+
+
+def local_rows(scenarios: list[Scenario], settings: RunSettings, shard: Shard | None,
+               progress: bool, say: Say) -> RowRunner:
+    """Each row's run on this machine, one row at a time (each with its own worker pool)."""
+
+    def run_rows(rows: list[Row]) -> Iterable[tuple[Row, RunResult | AdapterError]]:
+        for index, row in enumerate(rows, 1):
+            say(f"[{index}/{len(rows)}] {row.name} ({row.package}) ...")
+            try:
+                yield row, run_selection(row.spec, scenarios, settings, shard=shard,
+                                         progress=progress)
+            except AdapterError as exc:
+                yield row, exc
+
+    return run_rows
+
+
+def shard_sentence(shard: Shard) -> str:
+    """What the mode note of a shard's matrix adds (and `merge` takes away again)."""
+    return (f" Shard {shard}: only the scenarios of this part of the selection "
+            "(`scrubcheck merge` the N shards' matrix.json for the whole).")
+
+
 def run_matrix(
     manifests: list[Manifest],
     requested: set[str],
@@ -120,12 +140,17 @@ def run_matrix(
     say: Say = print,
     scrubbers: Sequence[tuple[str, str]] = (),
     selection: str = "",
+    shard: Shard | None = None,
+    runner: RowRunner | None = None,
 ) -> Matrix:
     """Run the reference, the chosen peers and the `scrubbers` rows ((name, spec) each);
     write each full report as it finishes. `selection` (words saying which scenarios,
-    when not all) is added to the mode note."""
+    when not all) is added to the mode note. With `shard`, every row runs only that shard
+    of `scenarios`; `runner` runs the rows elsewhere (default: `local_rows`)."""
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     clock = time.monotonic()
+    if shard is not None:
+        settings = replace(settings, shard=str(shard))
     rows = [reference_row(), *(scrubber_row(name, spec) for name, spec in scrubbers)]
     digest = corpus_digest(scenarios)
     for manifest in manifests:
@@ -134,39 +159,48 @@ def run_matrix(
         if reason:
             row.status = reason
         rows.append(row)
+    todo = []
     for index, row in enumerate(rows, 1):
         if row.status != "ran":
             say(f"[{index}/{len(rows)}] {row.name}: {row.status}")
             continue
-        folder = out / "peers" / row.name
-        report = folder / "report.json"
+        report = out / "peers" / row.name / "report.json"
         row.report = str(report.relative_to(out))
         run = _reusable(report, settings, digest, row.version) if reuse and row.version \
             else None
         if run is not None:
             say(f"[{index}/{len(rows)}] {row.name}: reusing {report}")
             row.run, row.reused = run, True
-            continue
-        say(f"[{index}/{len(rows)}] {row.name} ({row.package}) ...")
-        begun = time.monotonic()
-        try:
-            row.run = run_corpus(row.spec, scenarios, settings, progress=progress)
-        except AdapterError as exc:
-            row.status = f"failed to start: {exc}"
+        else:
+            todo.append(row)
+    runner = runner or local_rows(scenarios, settings, shard, progress, say)
+    for row, outcome in runner(todo):
+        if isinstance(outcome, AdapterError):
+            row.status = f"failed to start: {outcome}"
             row.report = None
-            say(f"    {row.status}")
+            say(f"    {row.name}: {row.status}")
             continue
-        row.run.settings.update(corpus_digest=digest, implementation_version=row.version)
-        if row.kind == "scrubber":
-            row.kind = f"{row.run.scrubber_kind} scrubber"
-        write_reports(row.run, folder)
-        counts = row.run.counts()
-        say(f"    {time.monotonic() - begun:.0f} s: "
-            + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+        keep_run(row, outcome, out)
+        say(f"    {row.name}: {outcome.duration_s:.0f} s: "
+            + ", ".join(f"{k} {v}" for k, v in sorted(outcome.counts().items())))
         sys.stdout.flush()
     note = (QUICK_NOTE if quick else FULL_NOTE) + (f" Selection: {selection}." if selection
                                                    else "")
+    if shard is not None:
+        note += shard_sentence(shard)
     matrix = Matrix(rows, "quick" if quick else "full", note,
                     started_at, round(time.monotonic() - clock, 1), settings.to_dict())
     matrix.index_scenarios()
     return matrix
+
+
+def keep_run(row: Row, run: RunResult, out: Path) -> None:
+    """A row's finished run, its reports written. A peer's run records the version its
+    row names (what `--reuse` compares), a Python scrubber's what `run_selection` found."""
+    if row.version:
+        run.settings["implementation_version"] = row.version
+    row.run = run
+    if row.kind == "scrubber":
+        row.kind = f"{run.scrubber_kind} scrubber"
+    row.report = str(Path("peers") / row.name / "report.json")
+    write_reports(run, out / "peers" / row.name)

@@ -161,7 +161,7 @@ def run_corpus(
     try:
         with WorkerPool(min(settings.workers, max(1, len(scenarios))), make_handler,
                         memory_limit=settings.memory_limit) as pool:
-            if settings.linear_check:
+            if settings.runs_linear_check:
                 if shown is not None:
                     shown.linear_started()
                 pool.run([Task(-1, None, timeout)], on_result, on_lost, on_tick=tick)
@@ -178,7 +178,7 @@ def run_corpus(
         not_run = "not run: the run was interrupted (Ctrl-C)"
         results = [r or blank_result(s, Outcome.SKIPPED, not_run)
                    for r, s in zip(results, scenarios, strict=True)]
-        if settings.linear_check and not checks:
+        if settings.runs_linear_check and not checks:
             checks.append(blank_result(_LINEAR, Outcome.SKIPPED, not_run))
 
     return RunResult(

@@ -7,6 +7,7 @@ import re
 from dataclasses import asdict, dataclass, field
 
 from scrubcheck.chunking import Caps
+from scrubcheck.corpus.shard import Shard
 
 
 def default_jobs() -> int:
@@ -35,10 +36,18 @@ class RunSettings:
     # Bytes of memory each worker process may allocate (None: no limit); hitting it is an
     # ERROR naming the limit. Processes a worker starts (peers) inherit it.
     memory_limit: int | None = None
+    # "K/N": this run is one shard of a larger one (scrubcheck.corpus.shard), merged later by
+    # `scrubcheck merge`; the once-per-run checks then run in shard 1 only. None: not sharded.
+    shard: str | None = None
 
     @property
     def workers(self) -> int:
         return self.jobs if self.jobs and self.jobs > 0 else default_jobs()
+
+    @property
+    def runs_linear_check(self) -> bool:
+        """Whether this run measures linear time: asked for, and not a shard other than 1."""
+        return self.linear_check and (self.shard is None or Shard.parse(self.shard).owns_run_checks)
 
     def to_dict(self) -> dict:
         data = asdict(self)

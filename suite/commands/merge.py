@@ -1,0 +1,99 @@
+"""`scrubcheck merge`: the shards of one run (`run --shard K/N`) as that one run.
+
+    scrubcheck merge shard-*/report.json --report-dir reports/mine
+
+Writes the same report.md, report.html, report.json, junit.xml as an unsharded
+run would, prints the same summary and exits with the same code (0 ok, 1
+failures at `--level`, 130 if a shard was interrupted). Refuses with exit 2,
+writing nothing, when the reports are not all the shards of one run (a shard
+missing or given twice, a scenario in two shards, or any disagreement in corpus,
+SPEC, scrubcheck or implementation version, seed, level, timeouts...).
+
+Given the matrix.json files of `matrix --shard K/N` runs instead, it merges each
+implementation's shard reports (found beside each matrix.json) and writes the
+matrix (matrix.md, .html, .json and every implementation's full report) to
+`--report-dir`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from scrubcheck.commands.run import print_summary, slug, write_all
+from scrubcheck.results import RunResult
+from scrubcheck.runner.merge import MergeError, merge_shards
+
+NAME = "merge"
+HELP = "combine the shard reports of `run --shard K/N` (or matrix --shard) into one run"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("reports", nargs="+", type=Path, metavar="REPORT.json",
+                        help="each shard's report.json (or each shard's matrix.json)")
+    parser.add_argument("--report-dir", nargs="?", const="", default=None, metavar="DIR",
+                        help="write the merged reports there (without DIR: reports/<scrubber>/;"
+                             " for matrices: reports/)")
+    parser.add_argument("--level", choices=("must", "should"), default=None,
+                        help="which failures make the exit code 1 (default: the shards' own)")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        loaded = [(str(path), _load(path)) for path in args.reports]
+    except MergeError as exc:
+        return _usage(str(exc))
+    matrices = [label for label, data in loaded if "matrix_format" in data]
+    if matrices:
+        if len(matrices) != len(loaded):
+            return _usage("give either run reports (report.json) or matrices (matrix.json), "
+                          "not both")
+        return _merge_matrices(args, [Path(label) for label in matrices])
+    try:
+        runs = [(label, RunResult.from_dict(_run_fields(data))) for label, data in loaded]
+        merged = merge_shards(runs)
+    except (MergeError, TypeError, KeyError, ValueError) as exc:
+        return _usage(str(exc))
+    level = args.level or str(merged.settings.get("level") or "must")
+    print(f"merged {len(runs)} shards: {len(merged.results):,} scenarios")
+    print_summary(merged, level)
+    if args.report_dir is not None:
+        report_dir = Path(args.report_dir or Path("reports") / slug(merged.scrubber))
+        for path in write_all(merged, report_dir):
+            print(f"report: {path}")
+    return merged.exit_code(level)
+
+
+def _load(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise MergeError(f"{path}: {exc}") from None
+    if not isinstance(data, dict) or not ("results" in data or "matrix_format" in data):
+        raise MergeError(f"{path}: not a scrubcheck report.json or matrix.json")
+    return data
+
+
+def _run_fields(data: dict) -> dict:
+    return {k: v for k, v in data.items() if k not in ("$schema", "format_version")}
+
+
+def _merge_matrices(args: argparse.Namespace, paths: list[Path]) -> int:
+    from scrubcheck.matrix import write_matrix
+    from scrubcheck.matrix.merge import merge_matrix_shards
+
+    out = Path(args.report_dir or "reports")
+    try:
+        matrix = merge_matrix_shards(paths, out, say=print)
+    except MergeError as exc:
+        return _usage(str(exc))
+    for path in write_matrix(matrix, out):
+        print(f"wrote {path}")
+    return 0
+
+
+def _usage(message: str) -> int:
+    print(f"scrubcheck merge: {message}", file=sys.stderr)
+    return 2
