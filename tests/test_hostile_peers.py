@@ -318,8 +318,6 @@ def test_run_refuses_a_peer_that_dies_at_start(tmp_path):
     assert len(list((cache / "peers" / "logs").iterdir())) == 1
 
 
-@pytest.mark.xfail(strict=True, reason="needs the runner to end a scenario at a stream error "
-                   "beginning with PeerGivenUp, as it does at a MemoryError (see the H3 report)")
 def test_the_runner_ends_the_scenario_at_the_breakers_stop(open_peer):
     from scrubcheck.model import Scenario
     from scrubcheck.runner import RunSettings, run_scenario

@@ -174,6 +174,7 @@ def run_corpus(
     finally:
         if shown is not None:
             shown.close(interrupted)
+        _close(adapter)
     if interrupted:
         not_run = "not run: the run was interrupted (Ctrl-C)"
         results = [r or blank_result(s, Outcome.SKIPPED, not_run)
@@ -196,3 +197,12 @@ def run_corpus(
         scrubber_checks=checks,
         interrupted=interrupted,
     )
+
+
+def _close(adapter: Adapter) -> None:
+    """Stop what the parent's adapter holds (a peer process idle for the whole run) and
+    start its next run afresh: load_adapter caches one adapter per spec, so a second run
+    of the same peer in this process would otherwise inherit its circuit breaker's counts."""
+    close = getattr(adapter, "close", None)
+    if callable(close):
+        close()

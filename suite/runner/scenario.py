@@ -48,12 +48,13 @@ from scrubcheck.chunking import (
     tag_spans,
 )
 from scrubcheck.model import Scenario
+from scrubcheck.peers.breaker import PeerGivenUp
 from scrubcheck.results import Outcome, ScenarioResult
 from scrubcheck.runner.collect import FailureCollector
 from scrubcheck.runner.oracle import reference_view
 from scrubcheck.runner.replay import replay_command
 from scrubcheck.runner.settings import RunSettings
-from scrubcheck.vocabulary import Vocabulary, build_vocabulary
+from scrubcheck.vocabulary import Vocabulary
 
 #: Called with a label (a replayable chunking name) before each stream is run,
 #: so that a hang can be reported at the stream that hung.
@@ -79,8 +80,8 @@ def run_scenario(
         run = _ScenarioRun(adapter, scenario, settings, progress)
         try:
             run.fill(result, only)
-        except _OutOfMemory as stop:
-            run.out_of_memory(result, stop.name)
+        except _StreamStop as stop:
+            run.stopped(result, stop)
         except Exception as exc:
             result.outcome = Outcome.ERROR
             result.reason = "harness error (not the scrubber's fault): " + "".join(
@@ -90,13 +91,29 @@ def run_scenario(
     return result
 
 
-class _OutOfMemory(Exception):
-    """The scrubber raised MemoryError: the rest of the scenario would only repeat it
-    (each stream allocating up to the limit again) until the timeout."""
+class _StreamStop(Exception):
+    """A stream failed in a way the rest of the scenario would only repeat until the
+    timeout: the scrubber raised MemoryError (each stream allocating up to the limit
+    again), or a peer's circuit breaker stopped asking it (every further stream would
+    fail at once, or restart a broken peer). `reason` says which, for the report."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, reason: str) -> None:
         super().__init__(name)
         self.name = name
+        self.reason = reason
+
+
+def _hopeless(name: str, summary: str) -> _StreamStop | None:
+    """The stop a stream error calls for, or None when the next stream may fare better."""
+    if summary.startswith("MemoryError"):
+        return _StreamStop(name, f"the scrubber ran out of memory (MemoryError) under {name}; "
+                                 "the rest of the scenario was not run")
+    _, _, message = summary.partition(": ")
+    for text in (summary, message):
+        if text.startswith(PeerGivenUp.PREFIX):
+            return _StreamStop(name, text.removeprefix(PeerGivenUp.PREFIX)
+                               + f" (under {name}; the rest of the scenario was not run)")
+    return None
 
 
 def stream_deltas(
@@ -110,7 +127,7 @@ def stream_deltas(
         return truncate_deltas(recorded, int(name.removeprefix("trunc@")))
     if name.startswith("reuse:"):
         return recorded
-    vocabulary = vocabulary or build_vocabulary(scenario.context.features)
+    vocabulary = vocabulary or scenario.context.vocabulary()
     return chunking_by_name(scenario, vocabulary, name, seed).deltas
 
 
@@ -141,7 +158,7 @@ class _ScenarioRun:
         self.progress = progress or (lambda label: None)
         self.context = scenario.context
         self.recorded = tuple(scenario.deltas)
-        self.vocabulary = build_vocabulary(scenario.context.features)
+        self.vocabulary = scenario.context.vocabulary()
         self.collector = FailureCollector(lambda name: replay_command(
             scenario.id, adapter.spec, name, settings.seed, settings.corpus_paths))
         self.outputs: dict[str, str] = {}  # interning: one copy of each distinct output
@@ -174,21 +191,22 @@ class _ScenarioRun:
     def report_robustness(self, name: str, trace: Trace) -> None:
         self.report(name, len(trace.deltas), check_exception(trace))
         self.report(name, len(trace.deltas), check_types(trace))
-        self.stop_if_out_of_memory(name, trace)
+        self.stop_if_hopeless(name, trace)
 
     @staticmethod
-    def stop_if_out_of_memory(name: str, trace: Trace) -> None:
-        if trace.error is not None and trace.error.summary.startswith("MemoryError"):
-            raise _OutOfMemory(name)
+    def stop_if_hopeless(name: str, trace: Trace) -> None:
+        if trace.error is not None:
+            stop = _hopeless(name, trace.error.summary)
+            if stop is not None:
+                raise stop
 
-    def out_of_memory(self, result: ScenarioResult, name: str) -> None:
-        """End the scenario at the stream that ran out of memory, as an ERROR."""
+    def stopped(self, result: ScenarioResult, stop: _StreamStop) -> None:
+        """End the scenario at the stream that made going on pointless, as an ERROR."""
         result.failures = self.collector.failures(self.deltas_of)
         result.chunkings_run = self.chunkings_run
         result.checks_run = self.checks
         result.outcome = Outcome.ERROR
-        result.reason = (f"the scrubber ran out of memory (MemoryError) under {name}; the rest "
-                         "of the scenario was not run")
+        result.reason = stop.reason
 
     def deltas_of(self, name: str) -> tuple[str, ...]:
         return stream_deltas(self.scenario, name, self.settings.seed, self.vocabulary)
@@ -335,7 +353,7 @@ class _ScenarioRun:
                 if robust is not None:
                     robust.detail = "re-scrubbing the output: " + robust.detail
                 self.report(run.name, run.deltas, robust)
-            self.stop_if_out_of_memory(run.name, trace)
+            self.stop_if_hopeless(run.name, trace)
             self.report(run.name, run.deltas, finding)
 
     def truncations(
