@@ -295,34 +295,27 @@ def upstream() -> Iterator[ReplayServer]:
         yield server
 
 
-def real_gateway(upstream: ReplayServer, choice: str) -> Iterator[Endpoint]:
-    manifest, config = parse_choice(choice)
-    if installed(manifest) is None:
-        pytest.skip(f"gateway {manifest.name} is not installed ({manifest.install_command})")
-    with running_gateway(manifest, config.name, upstream.url) as endpoint:
-        yield endpoint
-    left = settle(lambda: group_members(endpoint.pid), until_empty=True)
-    assert not left, f"{choice} left processes behind: {left}"
+def gateway_fixture(choice: str):
+    """A module-scoped fixture: gateway `choice` running with the replay server as its
+    upstream (skipped, naming the install command, when not installed); stopped at the
+    end of the module, whatever happened, and then none of its processes may be left."""
+    @pytest.fixture(scope="module")
+    def fixture(upstream: ReplayServer) -> Iterator[Endpoint]:
+        manifest, config = parse_choice(choice)
+        if installed(manifest) is None:
+            pytest.skip(f"gateway {manifest.name} is not installed "
+                        f"({manifest.install_command})")
+        with running_gateway(manifest, config.name, upstream.url) as endpoint:
+            yield endpoint
+        left = settle(lambda: group_members(endpoint.pid), until_empty=True)
+        assert not left, f"{choice} left processes behind: {left}"
+    return fixture
 
 
-@pytest.fixture(scope="module")
-def litellm_plain(upstream):
-    yield from real_gateway(upstream, "litellm-proxy:plain")
-
-
-@pytest.fixture(scope="module")
-def litellm_vllm(upstream):
-    yield from real_gateway(upstream, "litellm-proxy:vllm")
-
-
-@pytest.fixture(scope="module")
-def litellm_merge(upstream):
-    yield from real_gateway(upstream, "litellm-proxy:merge")
-
-
-@pytest.fixture(scope="module")
-def portkey(upstream):
-    yield from real_gateway(upstream, "portkey:openai")
+litellm_plain = gateway_fixture("litellm-proxy:plain")
+litellm_vllm = gateway_fixture("litellm-proxy:vllm")
+litellm_merge = gateway_fixture("litellm-proxy:merge")
+portkey = gateway_fixture("portkey:openai")
 
 
 TWO_BLOCKS = "blocks-two-blocks-answer-between"

@@ -17,11 +17,10 @@ from scrubcheck.gateways import (
     GatewayManifest,
     GatewayManifestError,
     gateways_root,
-    install_gateway,
     installed,
     shipped_gateways,
 )
-from scrubcheck.peers import InstallError
+from scrubcheck.peers.install import install_each
 
 NAME = "gateways"
 HELP = "install and list the real gateways (LiteLLM proxy, Portkey) that gateway audit runs"
@@ -59,22 +58,11 @@ def _install(manifests: list[GatewayManifest], names: list[str], force: bool) ->
     chosen = [by_name[n] for n in names] if names else manifests
     print(f"gateway environments in {gateways_root()}")
     started = time.monotonic()
-    failed = 0
-    for index, manifest in enumerate(chosen, 1):
-        print(f"[{index}/{len(chosen)}] {manifest.name}: {manifest.package.label}"
-              + (f" + {' '.join(manifest.package.extra)}" if manifest.package.extra else ""),
-              flush=True)
-        try:
-            outcome = install_gateway(manifest, force=force,
-                                      say=lambda line: print(line, flush=True))
-        except InstallError as exc:
-            failed += 1
-            print(f"    FAILED: {exc}", flush=True)
-            continue
-        if outcome.status == "already installed":
-            print(f"    already installed ({manifest.package.env_name}; --force rebuilds it)")
-        else:
-            print(f"    installed {manifest.package.label} in {outcome.record.seconds:.0f} s")
+    jobs = [(f"{m.name}: {m.package.label}"
+             + (f" + {' '.join(m.package.extra)}" if m.package.extra else ""), m.package)
+            for m in chosen]
+    failed = install_each(jobs, root=gateways_root(), force=force,
+                          say=lambda line: print(line, flush=True))
     print(f"done in {time.monotonic() - started:.0f} s"
           + (f"; {failed} environment(s) FAILED" if failed else ""))
     return 1 if failed else 0

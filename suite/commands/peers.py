@@ -13,14 +13,13 @@ import sys
 import time
 
 from scrubcheck.peers import (
-    InstallError,
     ManifestError,
     cache_root,
     env_dir,
-    install,
     read_marker,
     shipped_manifests,
 )
+from scrubcheck.peers.install import install_each
 from scrubcheck.peers.manifest import Manifest
 
 NAME = "peers"
@@ -73,21 +72,9 @@ def _install(manifests: list[Manifest], names: list[str], force: bool) -> int:
     skipped = [m.name for m in manifests if m.heavy and m not in chosen]
     print(f"peer environments in {cache_root()}")
     started = time.monotonic()
-    failed = 0
-    for index, users in enumerate(packages.values(), 1):
-        package = users[0].package
-        print(f"[{index}/{len(packages)}] {package.label} "
-              f"(for {', '.join(m.name for m in users)})", flush=True)
-        try:
-            outcome = install(package, force=force, say=lambda line: print(line, flush=True))
-        except InstallError as exc:
-            failed += 1
-            print(f"    FAILED: {exc}", flush=True)
-            continue
-        if outcome.status == "already installed":
-            print(f"    already installed ({package.env_name}; --force rebuilds it)")
-        else:
-            print(f"    installed {package.label} in {outcome.record.seconds:.0f} s")
+    jobs = [(f"{users[0].package.label} (for {', '.join(m.name for m in users)})",
+             users[0].package) for users in packages.values()]
+    failed = install_each(jobs, force=force, say=lambda line: print(line, flush=True))
     if skipped:
         print(f"not installed (heavy, install by name): {', '.join(skipped)}")
     print(f"done in {time.monotonic() - started:.0f} s"

@@ -11,7 +11,7 @@ upstream and audits it. Not to be confused with `scrubcheck.gateway`, the
 tools that record, replay and audit any OpenAI-compatible gateway.
 """
 
-from scrubcheck.gateways.envs import gateways_root, install_gateway, installed
+from scrubcheck.gateways.envs import gateways_root, installed
 from scrubcheck.gateways.manifest import (
     GatewayConfig,
     GatewayManifest,
@@ -30,7 +30,6 @@ __all__ = [
     "GatewayManifestError",
     "find_gateway",
     "gateways_root",
-    "install_gateway",
     "installed",
     "parse_choice",
     "running_gateway",

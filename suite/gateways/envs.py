@@ -13,7 +13,6 @@ from pathlib import Path
 
 from scrubcheck.gateways.manifest import GatewayManifest
 from scrubcheck.peers.envs import Installed, env_dir, read_marker, user_cache
-from scrubcheck.peers.install import InstallOutcome, Say, install
 
 
 def gateways_root() -> Path:
@@ -28,12 +27,6 @@ def gateway_env(manifest: GatewayManifest) -> Path:
 def installed(manifest: GatewayManifest) -> Installed | None:
     """The install record when the gateway's environment is complete and current."""
     return read_marker(manifest.package, gateways_root())
-
-
-def install_gateway(manifest: GatewayManifest, *, force: bool = False,
-                    say: Say = print) -> InstallOutcome:
-    """Build the gateway's environment (raises the peers' InstallError on failure)."""
-    return install(manifest.package, root=gateways_root(), force=force, say=say)
 
 
 def logs_dir() -> Path:

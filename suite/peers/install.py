@@ -69,6 +69,26 @@ def install(
     return InstallOutcome(package, "installed", record)
 
 
+def install_each(jobs: Sequence[tuple[str, Package]], *, root: Path | None = None,
+                 force: bool = False, say: Say = print) -> int:
+    """Install each (title, package) in turn, saying how each went; a failure is said
+    and the next one is tried. Returns how many failed."""
+    failed = 0
+    for index, (title, package) in enumerate(jobs, 1):
+        say(f"[{index}/{len(jobs)}] {title}")
+        try:
+            outcome = install(package, root=root, force=force, say=say)
+        except InstallError as exc:
+            failed += 1
+            say(f"    FAILED: {exc}")
+            continue
+        if outcome.status == "already installed":
+            say(f"    already installed ({package.env_name}; --force rebuilds it)")
+        else:
+            say(f"    installed {package.label} in {outcome.record.seconds:.0f} s")
+    return failed
+
+
 def _run(step: str, argv: list[str], log: Path, say: Say, env: dict | None = None,
          cwd: Path | None = None) -> None:
     say(f"    {step} ...")
