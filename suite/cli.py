@@ -26,7 +26,7 @@ import sys
 
 COMMAND_MODULES = (
     "run", "show", "lint", "coverage", "peers", "matrix", "diff", "hunt", "fuzz", "gateway",
-    "gateways", "merge",
+    "gateways", "merge", "mutate",
 )
 
 

@@ -1,0 +1,177 @@
+"""`scrubcheck mutate`: mutation testing of the reference scrubber, the corpus run as the test.
+
+A corpus that the reference passes proves little unless it also fails a reference with
+one thing wrong. This command samples mutants of the reference (cosmic-ray's operators,
+uniformly over its modules, by seed), runs the corpus against each and writes
+`reports/mutation.md`: killed, survived (with the diff), equivalent (with the reason,
+from `scrubbers/reference/mutation-equivalents.yaml`) and the time. A command rather
+than a script, because a corpus author needs it to know whether a new scenario pulls
+its weight, and CI can gate on it.
+
+Exit 0 when the kill rate over non-equivalent mutants reaches `--goal` and no listed
+equivalent was killed, 1 otherwise, 2 on usage errors, corpus errors, a malformed
+equivalents file, or when the unmutated reference does not pass the oracle.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from scrubcheck.corpus import load_corpus, select
+from scrubcheck.runner import RunSettings
+
+NAME = "mutate"
+HELP = "mutation-test the reference scrubber: does the corpus kill its mutants?"
+DEFAULT_REPORT = Path("reports/mutation.md")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--sample", type=int, default=120, metavar="N",
+                        help="mutants to draw (default 120)")
+    parser.add_argument("--seed", type=int, default=0, metavar="N",
+                        help="seed of the sample and of the random chunkings (default 0)")
+    parser.add_argument("--file", action="append", metavar="NAME",
+                        help="mutate only this module of the reference, e.g. spans.py "
+                             "(repeatable; default: every module but __init__.py)")
+    parser.add_argument("--mutant", action="append", metavar="ID",
+                        help="judge only the mutant with this id (repeatable; no sampling)")
+    parser.add_argument("--list", action="store_true",
+                        help="print the sampled mutants (id and change) and stop")
+    parser.add_argument("--corpus", action="append", type=Path, metavar="PATH",
+                        help="corpus file or directory (repeatable; default: the shipped corpus)")
+    parser.add_argument("--area", action="append", metavar="A", help="only this area (repeatable)")
+    parser.add_argument("--id", action="append", metavar="GLOB",
+                        help="only these scenario ids (repeatable)")
+    parser.add_argument("--jobs", type=int, default=2, metavar="N",
+                        help="worker processes of each corpus run (default 2)")
+    parser.add_argument("--random-chunkings", type=int, default=2, metavar="N",
+                        help="seeded random chunkings per scenario (default 2)")
+    parser.add_argument("--full-chunkings", action="store_true",
+                        help="the whole chunking matrix of `scrubcheck run` (default: the "
+                             "matrix's --quick caps: every scenario and check, fewer "
+                             "split points and cuts)")
+    parser.add_argument("--level", choices=("must", "should"), default="should",
+                        help="failures that kill a mutant (default should: the reference "
+                             "passes every rule, so any broken one tells the mutant apart)")
+    parser.add_argument("--timeout", type=float, default=60.0, metavar="S",
+                        help="seconds per scenario in the baseline run (default 60)")
+    parser.add_argument("--min-timeout", type=float, default=10.0, metavar="S",
+                        help="least seconds per scenario for a mutant (default 10)")
+    parser.add_argument("--timeout-factor", type=float, default=10.0, metavar="X",
+                        help="a mutant's scenario times out after X times the slowest "
+                             "scenario of its batch in the baseline (default 10)")
+    parser.add_argument("--equivalents", type=Path, metavar="FILE",
+                        help="the equivalent mutants and why (default: "
+                             "mutation-equivalents.yaml beside the reference)")
+    parser.add_argument("--report", type=Path, metavar="FILE",
+                        help=f"write the Markdown report there (default {DEFAULT_REPORT} for "
+                             "a sampled run over the whole corpus; other runs write none "
+                             "unless asked)")
+    parser.add_argument("--goal", type=float, default=0.95, metavar="RATE",
+                        help="kill rate over non-equivalent mutants that passes (default 0.95)")
+
+
+def _usage(message: str) -> int:
+    print(f"scrubcheck mutate: {message}", file=sys.stderr)
+    return 2
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.sample < 1 or args.jobs < 1 or args.random_chunkings < 0:
+        return _usage("--sample and --jobs must be at least 1, --random-chunkings at least 0")
+    if min(args.timeout, args.min_timeout, args.timeout_factor) <= 0 or not 0 < args.goal <= 1:
+        return _usage("timeouts and --timeout-factor must be positive, --goal in (0, 1]")
+    try:
+        from scrubcheck.mutation.equivalents import EquivalentsError, load_equivalents
+        from scrubcheck.mutation.mutants import MutationToolMissing, population
+        from scrubcheck.mutation.oracle import Oracle, OracleError
+        from scrubcheck.mutation.report import render
+        from scrubcheck.mutation.session import (
+            CONTRADICTED,
+            EQUIVALENT,
+            SURVIVED,
+            reference_package,
+            run_session,
+        )
+    except ImportError as exc:  # pragma: no cover - cosmic-ray's own dependencies
+        return _usage(f"{exc}; pip install 'scrubcheck[mutation]'")
+    package, attr = reference_package()
+    try:
+        pop = population(package, args.file)
+    except (MutationToolMissing, FileNotFoundError) as exc:
+        return _usage(str(exc))
+    equivalents_path = args.equivalents or package / "mutation-equivalents.yaml"
+    try:
+        equivalents = load_equivalents(equivalents_path)
+    except EquivalentsError as exc:
+        return _usage(str(exc))
+
+    if args.mutant:
+        found = pop.find(args.mutant)
+        missing = [i for i in args.mutant if i not in found]
+        if missing:
+            return _usage(f"no such mutant in the current sources: {', '.join(missing)}")
+        mutants, passed_over = [found[i] for i in args.mutant], []
+    else:
+        sample = pop.sample(args.sample, args.seed)
+        mutants, passed_over = sample.mutants, sample.passed_over
+    if args.list:
+        for mutant in mutants:
+            mark = " (listed equivalent)" if mutant.id in equivalents else ""
+            print(f"{mutant.id}  line {mutant.site.line}: {mutant.change}{mark}")
+        return 0
+
+    corpus = load_corpus(list(args.corpus) if args.corpus else None)
+    for error in corpus.errors:
+        print(error, file=sys.stderr)
+    if corpus.errors:
+        return _usage("the corpus has errors (scrubcheck lint); a mutant cannot be judged "
+                      "against a partial corpus")
+    scenarios = select(corpus.scenarios, areas=args.area, ids=args.id)
+    if not scenarios:
+        return _usage(f"no scenario matches the selection ({len(corpus.scenarios)} loaded)")
+    settings = RunSettings(seed=args.seed, timeout_s=args.timeout, level=args.level,
+                           jobs=args.jobs, random_count=args.random_chunkings,
+                           linear_check=False)
+    if not args.full_chunkings:
+        from scrubcheck.matrix.build import matrix_settings
+
+        settings = replace(matrix_settings(settings, quick=True),
+                           random_count=args.random_chunkings)
+    oracle = Oracle(scenarios, settings, min_timeout_s=args.min_timeout,
+                    timeout_factor=args.timeout_factor)
+    try:
+        session = run_session(pop, mutants, oracle, seed=args.seed, sample_size=args.sample,
+                              equivalents=equivalents, attr=attr, passed_over=passed_over,
+                              say=lambda line: print(line, flush=True))
+    except OracleError as exc:
+        return _usage(str(exc))
+
+    print(f"kill rate {_percent(session.kill_rate)} over {session.non_equivalent} "
+          f"non-equivalent mutants ({session.count(EQUIVALENT)} equivalent, "
+          f"{session.count(SURVIVED)} survived) in {session.wall_s:.0f} s")
+    for entry in session.stale:
+        print(f"stale equivalents entry (no such mutant now): {entry.id} "
+              f"({equivalents_path}:{entry.line})", file=sys.stderr)
+    whole_run = not (args.mutant or args.corpus or args.area or args.id)
+    report = args.report or (DEFAULT_REPORT if whole_run else None)
+    if report is not None:
+        command = shlex.join(["scrubcheck", "mutate", *sys.argv[2:]]) if sys.argv[1:2] == [
+            "mutate"] else "scrubcheck mutate"
+        report.parent.mkdir(parents=True, exist_ok=True)
+        report.write_text(render(session, command=command, goal=args.goal), encoding="utf-8")
+        print(f"report: {report}")
+    contradicted = session.count(CONTRADICTED)
+    if contradicted:
+        print(f"{contradicted} mutants listed as equivalent were killed: their entries in "
+              f"{equivalents_path} are wrong", file=sys.stderr)
+    ok = session.kill_rate is not None and session.kill_rate >= args.goal and not contradicted
+    return 0 if ok else 1
+
+
+def _percent(rate: float | None) -> str:
+    return "n/a" if rate is None else f"{100 * rate:.1f}%"
