@@ -11,26 +11,20 @@ on hostile input, not a performance target.
 
 from __future__ import annotations
 
-import os
-import resource
 import shutil
-import subprocess
-import sys
-import tempfile
-import threading
-import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
+import bounded
 import pytest
+from bounded import Finished
 
 from scrubcheck.corpus.loader import DEFAULT_MAX_BYTES
 
 GOOD = Path(__file__).parent / "data" / "bad_corpora" / "mixed" / "good.yaml"
 ADDRESS_SPACE = 1 << 30   # per child; a Python process running scrubcheck needs far less
 PEAK_RSS = 250 << 20      # the children measured 40-45 MB; a bomb needs gigabytes
-WALL_S = 60.0             # each command took under a second
+WALL_S = 60.0             # each command took under a second (killed and failed past this)
 
 # command name -> the arguments that make it read the corpus at PATH
 COMMANDS: dict[str, Callable[[str], list[str]]] = {
@@ -73,44 +67,9 @@ def huge_file(path: Path, size: int) -> None:
             out.write(block.replace("huge-", f"huge-{copy}-"))
 
 
-@dataclass
-class Finished:
-    code: int
-    out: str
-    err: str
-    seconds: float
-    peak_rss: int  # bytes
-
-    @property
-    def text(self) -> str:
-        return self.out + self.err
-
-
-def _bounded() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
-
-
 def scrubcheck(*args: str, cwd: Path) -> Finished:
     """Run the installed entry point under the limits; peak RSS covers its worker processes."""
-    script = Path(sys.executable).with_name("scrubcheck")
-    command = [str(script)] if script.exists() else [sys.executable, "-m", "scrubcheck.cli"]
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        start = time.monotonic()
-        proc = subprocess.Popen([*command, *args], stdout=out, stderr=err, cwd=cwd,
-                                preexec_fn=_bounded)
-        timer = threading.Timer(WALL_S, proc.kill)
-        timer.start()
-        try:
-            _, status, usage = os.wait4(proc.pid, 0)
-        finally:
-            timer.cancel()
-        proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
-        seconds = time.monotonic() - start
-        out.seek(0)
-        err.seek(0)
-        result = Finished(proc.returncode, out.read().decode(), err.read().decode(), seconds,
-                          usage.ru_maxrss * 1024)
-    assert seconds < WALL_S, f"{args} ran {seconds:.0f} s (killed at {WALL_S:.0f} s)"
+    result = bounded.scrubcheck(*args, bound_s=WALL_S, cwd=cwd, address_space=ADDRESS_SPACE)
     assert result.peak_rss < PEAK_RSS, f"{args} peaked at {result.peak_rss >> 20} MB"
     return result
 

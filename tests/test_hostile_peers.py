@@ -16,14 +16,14 @@ import json
 import multiprocessing
 import os
 import re
-import signal
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
+import bounded
 import pytest
+from bounded import Finished
 
 from scrubcheck.adapters import AdapterError, load_adapter
 from scrubcheck.adapters.peer import PeerAdapter, PeerFailureError
@@ -236,33 +236,11 @@ RUN_BOUND = STARTUP + TIMEOUT + 20.0
 SLOW_BOUND = RUN_BOUND + (N + M) * 1.0
 
 
-@dataclass
-class Finished:
-    code: int
-    out: str
-    err: str
-    seconds: float
-
-
 def scrubcheck(argv: list[str], bound: float, cwd: Path, cache: Path) -> Finished:
     """`scrubcheck ARGV` with SCRUBCHECK_CACHE=cache; fails past `bound` seconds. Its
     process group (the peers included) is killed at the end, whatever happened."""
-    env = {**os.environ, "SCRUBCHECK_CACHE": str(cache)}
-    began = time.monotonic()
-    process = subprocess.Popen([sys.executable, "-m", "scrubcheck.cli", *argv], cwd=cwd,
-                               env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, errors="replace", start_new_session=True)
-    try:
-        out, err = process.communicate(timeout=bound)
-    except subprocess.TimeoutExpired:
-        pytest.fail(f"scrubcheck {' '.join(argv)} still running after {bound:g} s")
-    finally:
-        try:
-            os.killpg(process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        process.wait()
-    return Finished(process.returncode, out, err, time.monotonic() - began)
+    return bounded.scrubcheck(*argv, bound_s=bound, cwd=cwd,
+                              env={**os.environ, "SCRUBCHECK_CACHE": str(cache)})
 
 
 # peer -> (its failure kind as the breaker names it, what every reason says; wall-time bound)

@@ -15,17 +15,13 @@ from __future__ import annotations
 import math
 import os
 import re
-import select as io_select
-import signal
-import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 
+import bounded
 import pytest
+from bounded import Finished, Interrupt
 
 from scrubcheck.adapters import load_adapter
 from scrubcheck.corpus import load_corpus, select
@@ -54,20 +50,15 @@ def wall_bound(tests: int, timeout_s: float) -> float:
     return 2 * rounds * timeout_s + STARTUP_S
 
 
-@dataclass(frozen=True)
-class Session:
-    ret: int
-    stdout: str
-    wall_s: float
+def verdicts_of(session: Finished) -> dict[str, tuple[str, str]]:
+    """Failing test -> (outcome, reason), from each failure's first line."""
+    return {m[1]: (m[2], m[3]) for m in VERDICT.finditer(session.out)}
 
-    def verdicts(self) -> dict[str, tuple[str, str]]:
-        """Failing test -> (outcome, reason), from each failure's first line."""
-        return {m[1]: (m[2], m[3]) for m in VERDICT.finditer(self.stdout)}
 
-    def summary(self) -> str:
-        found = SUMMARY.search(self.stdout)
-        assert found, f"no pytest summary line in:\n{self.stdout[-3000:]}"
-        return found[1]
+def summary(session: Finished) -> str:
+    found = SUMMARY.search(session.out)
+    assert found, f"no pytest summary line in:\n{session.out[-3000:]}"
+    return found[1]
 
 
 def blocks_scenarios(spec: str) -> tuple[list[str], list[str]]:
@@ -80,44 +71,28 @@ def blocks_scenarios(spec: str) -> tuple[list[str], list[str]]:
     return supported, unsupported
 
 
-@contextmanager
-def plugin_process(tmp_path: Path, spec: str, timeout_s: float,
-                   *extra: str) -> Iterator[subprocess.Popen[bytes]]:
+def plugin_session(tmp_path: Path, spec: str, timeout_s: float, *extra: str, bound_s: float,
+                   interrupt: Interrupt | None = None) -> Finished:
     """pytest with the plugin in a fresh directory (no other tests, no ini file to
-    inherit), in a process group of its own: whatever happens to the test, pytest and
-    any scrubber worker left behind are killed together when it ends."""
+    inherit), bounded (tests/bounded.py): in a process group of its own, killed with any
+    scrubber worker left behind when it ends; stderr merged into stdout."""
     (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
     command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q",
                "--scrubber", spec, "--scrubcheck-corpus", str(CORPUS),
                "--scrubcheck-area", AREA, "--scrubcheck-timeout", f"{timeout_s:g}",
                "--scrubcheck-jobs", str(JOBS), *extra]
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    process = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        yield process
-    finally:
-        with suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
-        assert process.stdout is not None
-        process.stdout.close()
+    return bounded.run(command, bound_s=bound_s, cwd=tmp_path, env=env, merge_stderr=True,
+                       interrupt=interrupt)
 
 
 def run_plugin(tmp_path: Path, spec: str, timeout_s: float = TIMEOUT_S,
-               *extra: str) -> Session:
+               *extra: str) -> Finished:
     """The plugin's whole session, which must end within `wall_bound`."""
     supported, unsupported = blocks_scenarios(spec)
     bound = wall_bound(len(supported) + len(unsupported) + 1, timeout_s)
-    started = time.monotonic()
-    with plugin_process(tmp_path, spec, timeout_s, *extra) as process:
-        try:
-            stdout, _ = process.communicate(timeout=bound)
-        except subprocess.TimeoutExpired:
-            pytest.fail(f"pytest --scrubber {spec} did not finish within {bound:.0f} s")
-    session = Session(process.returncode, stdout.decode("utf-8", "replace"),
-                      time.monotonic() - started)
-    print(f"{spec}: {session.wall_s:.1f} s wall (bound {bound:.0f} s)")  # shown with -s
+    session = plugin_session(tmp_path, spec, timeout_s, *extra, bound_s=bound)
+    print(f"{spec}: {session.seconds:.1f} s wall (bound {bound:.0f} s)")  # shown with -s
     return session
 
 
@@ -125,21 +100,21 @@ def hostile(name: str) -> str:
     return f"{HOSTILE}:{name}"
 
 
-def expect_all_fail(session: Session, spec: str, outcome: str,
+def expect_all_fail(session: Finished, spec: str, outcome: str,
                     reason: Callable[[str, str], bool]) -> None:
     """Every supported scenario and the linear-time check failed with `outcome` and a
     reason `reason(test, text)` accepts; unsupported ones skipped; summary and exit 1."""
     supported, unsupported = blocks_scenarios(spec)
-    verdicts = session.verdicts()
-    assert sorted(verdicts) == sorted([LINEAR, *supported]), session.stdout[-3000:]
+    verdicts = verdicts_of(session)
+    assert sorted(verdicts) == sorted([LINEAR, *supported]), session.out[-3000:]
     for test, (got, text) in verdicts.items():
         assert got == outcome, (test, got, text)
         assert reason(test, text), (test, text)
     expected = f"{len(supported) + 1} failed"
     if unsupported:
         expected += f", {len(unsupported)} skipped"
-    assert session.summary() == expected
-    assert session.ret == 1, session.stdout[-3000:]
+    assert summary(session) == expected
+    assert session.code == 1, session.out[-3000:]
 
 
 def replayable(test: str, text: str) -> bool:
@@ -168,9 +143,9 @@ def test_a_dying_scrubber_fails_its_tests_and_pytest_lives(tmp_path: Path, name:
                     lambda test, text: f"the worker process died ({death})" in text
                     and replayable(test, text))
     if name == "Segfaults":  # the traceback of pytest's fault handler is in each failure
-        assert session.stdout.count("  | Fatal Python error: Segmentation fault") == len(
-            session.verdicts())
-    assert not re.search(r"^Fatal Python error", session.stdout, re.MULTILINE)
+        assert session.out.count("  | Fatal Python error: Segmentation fault") == len(
+            verdicts_of(session))
+    assert not re.search(r"^Fatal Python error", session.out, re.MULTILINE)
 
 
 def test_a_raising_scrubber_fails_its_tests_with_the_exception(tmp_path: Path) -> None:
@@ -178,7 +153,7 @@ def test_a_raising_scrubber_fails_its_tests_with_the_exception(tmp_path: Path) -
     expect_all_fail(session, hostile("Raises"), "ERROR",
                     lambda test, text: "RuntimeError: hostile scrubber raised on purpose" in text)
     # the scenario failures carry their replay commands in the report text
-    assert session.stdout.count("  replay:   scrubcheck show blocks-") >= len(
+    assert session.out.count("  replay:   scrubcheck show blocks-") >= len(
         blocks_scenarios(hostile("Raises"))[0])
 
 
@@ -193,72 +168,56 @@ def test_an_allocating_scrubber_stops_at_the_memory_limit(tmp_path: Path) -> Non
 def test_a_printing_scrubber_is_heard_only_in_its_failures(tmp_path: Path) -> None:
     session = run_plugin(tmp_path, hostile("Prints"))
     supported, unsupported = blocks_scenarios(hostile("Prints"))
-    verdicts = session.verdicts()
+    verdicts = verdicts_of(session)
     # it removes nothing, so every scenario fails as a leak (or at least a fidelity failure)
     assert set(supported) <= set(verdicts)
     assert all(verdicts[t][0] == "FAIL" for t in supported)
     # what it printed is in each failure's text, escaped and marked as captured output
-    assert "\x1b" not in session.stdout  # its clear-screen escape never reaches the console
-    assert session.stdout.count("scrubber output (stdout/stderr, captured):") >= len(supported)
-    noise = [line for line in session.stdout.splitlines() if "scrubber noise" in line]
+    assert "\x1b" not in session.out  # its clear-screen escape never reaches the console
+    assert session.out.count("scrubber output (stdout/stderr, captured):") >= len(supported)
+    noise = [line for line in session.out.splitlines() if "scrubber noise" in line]
     assert noise
     assert all(line.startswith("  | ") for line in noise), noise[:5]
-    assert re.search(r"\[[\d,]+ bytes, [\d,]+ lines of stdout/stderr", session.stdout)
-    assert session.summary().startswith(f"{len(supported) + (LINEAR in verdicts)} failed")
-    assert session.ret == 1
+    assert re.search(r"\[[\d,]+ bytes, [\d,]+ lines of stdout/stderr", session.out)
+    assert summary(session).startswith(f"{len(supported) + (LINEAR in verdicts)} failed")
+    assert session.code == 1
 
 
 def test_a_quadratic_scrubber_fails_the_linear_time_test(tmp_path: Path) -> None:
     spec = "scrubcheck.scrubbers.broken.quadratic_rescan:QuadraticRescanScrubber"
     # the measurement sizes itself to the timeout; 30 s leaves room on a busy machine
     session = run_plugin(tmp_path, spec, 30.0)
-    verdicts = session.verdicts()
-    assert list(verdicts) == [LINEAR], session.stdout[-3000:]
+    verdicts = verdicts_of(session)
+    assert list(verdicts) == [LINEAR], session.out[-3000:]
     assert verdicts[LINEAR][0] == "FAIL"
-    assert "detail:   time grows faster than the stream" in session.stdout
+    assert "detail:   time grows faster than the stream" in session.out
     supported, unsupported = blocks_scenarios(spec)
-    assert session.summary() == f"1 failed, {len(supported)} passed" + (
+    assert summary(session) == f"1 failed, {len(supported)} passed" + (
         f", {len(unsupported)} skipped" if unsupported else "")
-    assert session.ret == 1
+    assert session.code == 1
 
 
 def test_the_reference_passes(tmp_path: Path) -> None:
     session = run_plugin(tmp_path, "reference", 60.0)
     supported, _ = blocks_scenarios("reference")
-    assert session.verdicts() == {}
-    assert re.search(rf"^{len(supported) + 1} passed in ", session.stdout, re.MULTILINE), \
-        session.stdout[-3000:]
-    assert session.ret == 0
-
-
-def read_until(process: subprocess.Popen[bytes], wanted: bytes, within_s: float) -> bytes:
-    """What the process printed up to and including `wanted` (fails after `within_s`)."""
-    assert process.stdout is not None
-    seen, deadline = b"", time.monotonic() + within_s
-    while wanted not in seen:
-        left = max(0.0, deadline - time.monotonic())
-        ready, _, _ = io_select.select([process.stdout], [], [], left)
-        chunk = os.read(process.stdout.fileno(), 1) if ready else b""
-        if not chunk:
-            pytest.fail(f"no {wanted!r} within {within_s:g} s; printed so far: {seen[-2000:]!r}")
-        seen += chunk
-    return seen
+    assert verdicts_of(session) == {}
+    assert re.search(rf"^{len(supported) + 1} passed in ", session.out, re.MULTILINE), \
+        session.out[-3000:]
+    assert session.code == 0
 
 
 def test_ctrl_c_during_a_hang_ends_the_session_at_once(tmp_path: Path) -> None:
     """Ctrl-C (SIGINT to the whole process group, as a terminal sends it) while a
     window of scenarios hangs: pytest stops there, with its summary, exit 2."""
-    with plugin_process(tmp_path, hostile("Sleeps"), TIMEOUT_S) as process:
-        # the linear-time check fails first (TIMEOUT); then a window of scenarios hangs
-        printed = read_until(process, b"F", STARTUP_S + 2 * TIMEOUT_S)
-        time.sleep(TIMEOUT_S / 2)
-        os.killpg(process.pid, signal.SIGINT)
-        interrupted = time.monotonic()
-        rest, _ = process.communicate(timeout=STARTUP_S)
-        took = time.monotonic() - interrupted
-    stdout = (printed + rest).decode("utf-8", "replace")
+    # the linear-time check fails first (TIMEOUT); then a window of scenarios hangs
+    session = plugin_session(tmp_path, hostile("Sleeps"), TIMEOUT_S,
+                             bound_s=2 * STARTUP_S + 3 * TIMEOUT_S, interrupt=Interrupt(
+                                 "F", within_s=STARTUP_S + 2 * TIMEOUT_S,
+                                 delay_s=TIMEOUT_S / 2))
+    stdout, took = session.out, session.after_interrupt_s
+    assert took is not None
     print(f"Ctrl-C: pytest ended {took:.1f} s after SIGINT")  # shown with -s
     assert took < 2 * TIMEOUT_S + 10  # not the rest of the corpus: a few seconds at most
-    assert process.returncode == pytest.ExitCode.INTERRUPTED, stdout[-3000:]
+    assert session.code == pytest.ExitCode.INTERRUPTED, stdout[-3000:]
     assert "KeyboardInterrupt" in stdout
     assert re.search(r"^1 failed in [\d.]+s", stdout, re.MULTILINE), stdout[-3000:]

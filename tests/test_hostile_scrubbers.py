@@ -5,25 +5,21 @@ it sleeps, blocks on a socket, spins, segfaults, exits, raises, prints or
 allocates. Every command must finish within a wall time derived from its
 `--timeout` (stated per test, generous for a loaded two-core machine), give the
 right verdict with a clear reason, and end with its summary. Commands run as
-subprocesses in their own process group, which every test kills when it ends.
+bounded subprocesses in their own process group (tests/bounded.py), killed when they end.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import os
-import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+from bounded import Finished, Interrupt, scrubcheck
 
 HOSTILE = Path(__file__).parent / "data" / "hostile" / "hostile_scrubbers.py"
 QUADRATIC = "scrubcheck.scrubbers.broken.quadratic_rescan:QuadraticRescanScrubber"
-SCRUBCHECK = str(Path(sys.executable).with_name("scrubcheck"))
 IDS = ("blocks-mid-line", "blocks-back-to-back")  # both hold `<think>`: every fixture misbehaves
 SHOW_ID = "blocks-mid-line"
 JOBS = 2
@@ -42,43 +38,21 @@ def run_bound(timeout: float, scenarios: int, linear: bool = True) -> float:
     return timeout * math.ceil(scenarios / JOBS) + (timeout if linear else 0.0) + SLACK_S
 
 
-def scrubcheck(*argv: str, bound: float) -> tuple[subprocess.CompletedProcess, float]:
-    """Run scrubcheck with a hard stop at `bound` + 30 s; return it and its wall time."""
-    started = time.monotonic()
-    process = subprocess.Popen([SCRUBCHECK, *argv], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, errors="replace",
-                               start_new_session=True)
-    try:
-        out, err = process.communicate(timeout=bound + 30)
-    finally:
-        _kill_group(process)
-    elapsed = time.monotonic() - started
-    return subprocess.CompletedProcess(process.args, process.returncode, out, err), elapsed
-
-
-def _kill_group(process: subprocess.Popen) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    process.wait(timeout=10)
-
-
 def hostile_run(name: str, tmp_path: Path, timeout: float, *extra: str, ids=IDS) -> tuple[
-        subprocess.CompletedProcess, dict, float]:
-    """`scrubcheck run` on `ids` with a fixture; the process, report.json and the bound."""
+        Finished, dict, float]:
+    """`scrubcheck run` on `ids` with a fixture (killed and failed past its bound); how it
+    ended, report.json and the bound."""
     argv = ["run", "--scrubber", spec(name) if ":" not in name else name,
             "--jobs", str(JOBS), "--timeout", str(timeout), "--report-dir", str(tmp_path),
             *extra]
     for scenario_id in ids:
         argv += ["--id", scenario_id]
     bound = run_bound(timeout, len(ids))
-    finished, elapsed = scrubcheck(*argv, bound=bound)
-    assert elapsed < bound, f"{name}: {elapsed:.0f} s > {bound:.0f} s\n{finished.stdout}"
-    assert "Traceback" not in finished.stdout + finished.stderr, finished.stderr
-    assert finished.stdout.rstrip().splitlines()[-1].startswith("report: "), finished.stdout
-    assert "\nresult: FAIL at level must (exit 1)" in finished.stdout, finished.stdout
-    assert finished.returncode == 1, finished.stdout + finished.stderr
+    finished = scrubcheck(*argv, bound_s=bound)
+    assert "Traceback" not in finished.text, finished.err
+    assert finished.out.rstrip().splitlines()[-1].startswith("report: "), finished.out
+    assert "\nresult: FAIL at level must (exit 1)" in finished.out, finished.out
+    assert finished.code == 1, finished.text
     report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
     assert sorted(r["scenario_id"] for r in report["results"]) == sorted(ids)
     return finished, report, bound
@@ -101,7 +75,7 @@ def test_a_hang_costs_its_timeout_in_wall_time(name, tmp_path):
         assert cpu > 0.2, report["results"][0]["reason"]
     else:
         assert cpu < 1.0, report["results"][0]["reason"]
-    assert "replay: scrubcheck show blocks-mid-line" in finished.stdout
+    assert "replay: scrubcheck show blocks-mid-line" in finished.out
 
 
 @pytest.mark.parametrize(("name", "reason"), [
@@ -114,18 +88,18 @@ def test_a_crash_or_raise_is_an_error_naming_why(name, reason, tmp_path):
     for result in [*report["results"], linear_of(report)]:
         assert result["outcome"] == "ERROR", result
         assert reason in result["reason"], result["reason"]
-    errors = [line for line in finished.stdout.splitlines() if line.startswith("  ERROR")]
+    errors = [line for line in finished.out.splitlines() if line.startswith("  ERROR")]
     assert len(errors) == len(IDS)
-    replays = [line for line in finished.stdout.splitlines()
+    replays = [line for line in finished.out.splitlines()
                if line.strip().startswith("replay: scrubcheck show blocks-")]
-    assert len(replays) == len(IDS), finished.stdout  # also for a raising scrubber
+    assert len(replays) == len(IDS), finished.out  # also for a raising scrubber
 
 
 def test_printed_output_is_captured_per_scenario_never_shown_raw(tmp_path):
     finished, report, _ = hostile_run("Prints", tmp_path, 10)
-    console = finished.stdout + finished.stderr
+    console = finished.text
     assert "scrubber noise" not in console and "\x1b" not in console
-    assert len(finished.stdout.splitlines()) < 60  # the scrubber printed thousands
+    assert len(finished.out.splitlines()) < 60  # the scrubber printed thousands
     for result in report["results"]:
         assert result["outcome"] == "FAIL"  # it leaks: passes everything through
         captured = result["captured_output"]
@@ -134,7 +108,7 @@ def test_printed_output_is_captured_per_scenario_never_shown_raw(tmp_path):
         lines = int(header.split(" lines")[0].split(", ")[-1].replace(",", ""))
         assert lines > 100 and "not kept" in header, header  # counted, bounded
         assert len(captured) < 6000
-    assert "scrubber output: [" in finished.stdout
+    assert "scrubber output: [" in finished.out
     markdown = (tmp_path / "report.md").read_text(encoding="utf-8")
     assert "**Scrubber output**" in markdown and "\\x1b[2J" in markdown
 
@@ -154,8 +128,8 @@ def test_a_quadratic_scrubber_fails_the_linear_check_within_the_budget(tmp_path)
     linear = linear_of(report)
     assert linear["outcome"] == "FAIL" and linear["failures"][0]["rule"] == "R-ROBUST-2"
     assert linear["duration_s"] < 10
-    assert "(abandoned)x" not in finished.stdout and "ratio -1" not in finished.stdout
-    assert "linear-time (R-ROBUST-2): FAIL" in finished.stdout
+    assert "(abandoned)x" not in finished.out and "ratio -1" not in finished.out
+    assert "linear-time (R-ROBUST-2): FAIL" in finished.out
     assert all(r["outcome"] == "PASS" for r in report["results"])  # right output, just slow
 
 
@@ -176,24 +150,23 @@ def test_show_reports_a_hang_or_crash_with_the_stream_and_finishes(name, extra, 
     if name == "Allocates" and not sys.platform.startswith("linux"):
         pytest.skip("RLIMIT_DATA is Linux's")
     bound = 2 + SLACK_S
-    finished, elapsed = scrubcheck("show", SHOW_ID, "--scrubber", spec(name), "--chunking",
-                                   "char", "--timeout", "2", *extra, bound=bound)
-    assert elapsed < bound
-    assert finished.returncode == 1, finished.stdout + finished.stderr
-    assert "Traceback (most recent call last)" not in finished.stderr
-    assert expected in finished.stdout, finished.stdout
+    finished = scrubcheck("show", SHOW_ID, "--scrubber", spec(name), "--chunking", "char",
+                          "--timeout", "2", *extra, bound_s=bound)
+    assert finished.code == 1, finished.text
+    assert "Traceback (most recent call last)" not in finished.err
+    assert expected in finished.out, finished.out
     if expected.startswith(("TIMEOUT", "ERROR")):  # lost: where, and the stream replayed
-        assert "while running char at feed() of delta 20" in finished.stdout
-        assert "stream char (60 deltas): list('The result is <think>" in finished.stdout
+        assert "while running char at feed() of delta 20" in finished.out
+        assert "stream char (60 deltas): list('The result is <think>" in finished.out
 
 
 def test_show_keeps_a_scrubbers_output_apart_and_escaped():
-    finished, _ = scrubcheck("show", SHOW_ID, "--scrubber", spec("Prints"), "--timeout", "10",
-                             bound=10 + SLACK_S)
-    assert finished.returncode == 1 and "verdict: FAIL" in finished.stdout
-    apart = finished.stdout.split("the scrubber's stdout/stderr (captured")
-    assert len(apart) == 2 and "scrubber noise" not in apart[0] + finished.stderr
-    assert "\x1b" not in finished.stdout and "| \\x1b[2J\\x1b[Hscrubber noise" in apart[1]
+    finished = scrubcheck("show", SHOW_ID, "--scrubber", spec("Prints"), "--timeout", "10",
+                          bound_s=10 + SLACK_S)
+    assert finished.code == 1 and "verdict: FAIL" in finished.out
+    apart = finished.out.split("the scrubber's stdout/stderr (captured")
+    assert len(apart) == 2 and "scrubber noise" not in apart[0] + finished.err
+    assert "\x1b" not in finished.out and "| \\x1b[2J\\x1b[Hscrubber noise" in apart[1]
 
 
 def test_ctrl_c_stops_the_run_reports_what_finished_and_exits_130(tmp_path):
@@ -207,27 +180,19 @@ def test_ctrl_c_stops_the_run_reports_what_finished_and_exits_130(tmp_path):
     quick = scenarios[first].id
     hanging = [s.id for s in scenarios[first + 1:]
                if s.context == Context() and "<think>" in s.text][:3]
-    argv = [SCRUBCHECK, "run", "--scrubber", spec("Sleeps"), "--jobs", "2", "--timeout", "60",
+    argv = ["run", "--scrubber", spec("Sleeps"), "--jobs", "2", "--timeout", "60",
             "--no-linear-check", "--report-dir", str(tmp_path), "--id", quick]
     for scenario_id in hanging:  # after `quick` in the corpus, so it finishes first
         argv += ["--id", scenario_id]
-    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               start_new_session=True)
-    try:
-        deadline = time.monotonic() + SLACK_S
-        seen = ""
-        while "scenarios done" not in seen and time.monotonic() < deadline:
-            seen += process.stderr.readline()  # progress lines: stderr is not a terminal
-        assert "1/4 scenarios done" in seen, seen
-        started = time.monotonic()
-        os.killpg(process.pid, signal.SIGINT)  # as a terminal does: the whole group
-        out, err = process.communicate(timeout=30)
-        stopped = time.monotonic() - started
-    finally:
-        _kill_group(process)
-    assert process.returncode == 130, out + err
-    assert stopped < 15, stopped
-    assert "Traceback" not in out + err and "KeyboardInterrupt" not in out + err
+    # Ctrl-C (the whole group, as a terminal sends it) at the first progress line: stderr
+    # is not a terminal, so progress comes as lines
+    finished = scrubcheck(*argv, bound_s=SLACK_S + 30,
+                          interrupt=Interrupt("scenarios done", within_s=SLACK_S))
+    assert "1/4 scenarios done" in finished.before_interrupt, finished.before_interrupt
+    out = finished.out
+    assert finished.code == 130, finished.text
+    assert finished.after_interrupt_s is not None and finished.after_interrupt_s < 15
+    assert "Traceback" not in finished.text and "KeyboardInterrupt" not in finished.text
     assert "interrupted (Ctrl-C): 1 of 4 scenarios finished, 3 not run" in out, out
     assert "result: INTERRUPTED (exit 130)" in out
     report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
@@ -240,13 +205,13 @@ def test_ctrl_c_stops_the_run_reports_what_finished_and_exits_130(tmp_path):
 
 def test_progress_lines_go_to_a_log_that_is_not_a_terminal():
     argv = ("run", "--jobs", "2", "--no-linear-check", "--id", IDS[0], "--id", IDS[1])
-    finished, _ = scrubcheck(*argv, bound=SLACK_S)
-    assert finished.returncode == 0, finished.stdout + finished.stderr
-    lines = [line for line in finished.stderr.splitlines() if line.startswith("scrubcheck: ")]
+    finished = scrubcheck(*argv, bound_s=SLACK_S)
+    assert finished.code == 0, finished.text
+    lines = [line for line in finished.err.splitlines() if line.startswith("scrubcheck: ")]
     assert any("running 2 scenarios, at most 60 s each" in line for line in lines), lines
     assert any("2/2 scenarios done (100%)" in line for line in lines), lines
-    quiet, _ = scrubcheck(*argv, "--no-progress", bound=SLACK_S)
-    assert "scrubcheck: " not in quiet.stderr
+    quiet = scrubcheck(*argv, "--no-progress", bound_s=SLACK_S)
+    assert "scrubcheck: " not in quiet.err
 
 
 def test_a_quiet_log_still_gets_a_line_every_so_often(monkeypatch):
