@@ -30,6 +30,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from scrubcheck.model import Scenario
+from scrubcheck.option_names import COMMAND_LINE, OptionNames
 from scrubcheck.results import RunResult, ScenarioResult
 from scrubcheck.runner import LINEAR_ID, RunSettings, run_corpus
 
@@ -46,11 +47,14 @@ class IsolatedRuns:
     window: int
     results: dict[str, ScenarioResult] = field(default_factory=dict)
     linear: ScenarioResult | None = None
+    options: OptionNames = COMMAND_LINE  # how the plugin spells the options messages advise
 
     @classmethod
-    def for_jobs(cls, spec: str, settings: RunSettings, *, ahead: bool) -> IsolatedRuns:
+    def for_jobs(cls, spec: str, settings: RunSettings, *, ahead: bool,
+                 options: OptionNames = COMMAND_LINE) -> IsolatedRuns:
         """`ahead`: whether later tests of the session may be judged in the same window."""
-        return cls(spec, settings, settings.workers * WINDOW_PER_JOB if ahead else 1)
+        return cls(spec, settings, settings.workers * WINDOW_PER_JOB if ahead else 1,
+                   options=options)
 
     def scenario_result(self, scenario: Scenario, upcoming: Iterable[Scenario]) -> ScenarioResult:
         """The result of `scenario`; when not stored yet, judge it together with the
@@ -84,7 +88,8 @@ class IsolatedRuns:
         the KeyboardInterrupt is raised again here, so that pytest ends the session
         (with its summary) rather than going on to the next window.
         """
-        run = run_corpus(self.spec, scenarios, replace(self.settings, linear_check=linear))
+        run = run_corpus(self.spec, scenarios, replace(self.settings, linear_check=linear),
+                         options=self.options)
         if run.interrupted:
             raise KeyboardInterrupt
         return run

@@ -29,8 +29,14 @@ from typing import Any
 
 import pytest
 
+from scrubcheck.option_names import OptionNames
+
 ROOT_NAME = "scrubcheck"
 SCRUBBER_AREA = "scrubber"  # the collector of the once-per-scrubber checks
+#: The plugin's spelling of the options that the runner's messages advise: a TIMEOUT of
+#: the linear-time check says "raise --scrubcheck-timeout", not `run`'s "--timeout".
+OPTIONS = OptionNames(timeout="--scrubcheck-timeout", memory_limit="--scrubcheck-memory-limit",
+                      skip_linear='-k "not linear-time"')
 
 
 class ScrubcheckWarning(pytest.PytestWarning):
@@ -64,10 +70,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="expected failures: one scenario id per line, # comments")
     group.addoption("--scrubcheck-jobs", metavar="N", type=int, default=None,
                     help="worker processes running the scrubber (default: all cores)")
-    group.addoption("--scrubcheck-timeout", metavar="S", type=float, default=60.0,
+    group.addoption(OPTIONS.timeout, metavar="S", type=float, default=60.0,
                     help="seconds per scenario, and for the linear-time check, before the "
                          "scrubber is killed and the test fails as TIMEOUT (default 60)")
-    group.addoption("--scrubcheck-memory-limit", metavar="SIZE", default=None,
+    group.addoption(OPTIONS.memory_limit, metavar="SIZE", default=None,
                     help="memory each worker process may allocate, e.g. 512M or 2G; "
                          "a scenario that hits it fails as ERROR (default: no limit)")
 
@@ -80,7 +86,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if jobs is not None and jobs < 1:
         raise pytest.UsageError("--scrubcheck-jobs must be at least 1")
     if not config.getoption("scrubcheck_timeout") > 0:
-        raise pytest.UsageError("--scrubcheck-timeout must be positive")
+        raise pytest.UsageError(f"{OPTIONS.timeout} must be positive")
     _memory_limit(config)
 
 
@@ -94,7 +100,7 @@ def _memory_limit(config: pytest.Config) -> int | None:
     try:
         return parse_size(text)
     except ValueError as exc:
-        raise pytest.UsageError(f"--scrubcheck-memory-limit: {exc}") from None
+        raise pytest.UsageError(f"{OPTIONS.memory_limit}: {exc}") from None
 
 
 def _active(config: pytest.Config) -> bool:
@@ -205,7 +211,7 @@ class Corpus(pytest.Collector):
         seed = config.getoption("scrubcheck_seed")
         if seed is not None:
             options["seed"] = seed
-        runs = IsolatedRuns.for_jobs(spec, RunSettings(**options),
+        runs = IsolatedRuns.for_jobs(spec, RunSettings(**options), options=OPTIONS,
                                      ahead=not hasattr(config, "workerinput"))  # xdist worker
         return _State(runs=runs, level=level)
 

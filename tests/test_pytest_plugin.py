@@ -277,6 +277,21 @@ def test_results_are_judged_a_window_at_a_time(project) -> None:
     assert IsolatedRuns.for_jobs("reference", RunSettings(jobs=2), ahead=False).window == 1
 
 
+def test_advice_in_failures_names_the_plugins_options(project) -> None:
+    """The runner's advice names what a pytest user can pass: a linear-time check out of
+    budget says --scrubcheck-timeout and -k "not linear-time", not `run`'s options."""
+    from scrubcheck.pytest_plugin import OPTIONS
+    from scrubcheck.runner import LINEAR_ID
+
+    assert OPTIONS.skip_linear == f'-k "not {LINEAR_ID}"'
+    result = run(project, "reference", "-k", LINEAR_ID, "--scrubcheck-timeout", "0.5")
+    result.assert_outcomes(failed=1)
+    text = result.stdout.str()
+    assert "not measured" in text and "0.5 s wall-clock budget (--scrubcheck-timeout)" in text
+    assert 'raise --scrubcheck-timeout or pass -k "not linear-time"' in text
+    assert "--timeout" not in text and "--no-linear-check" not in text
+
+
 @pytest.mark.parametrize(("option", "value", "message"), [
     ("--scrubcheck-jobs", "0", "--scrubcheck-jobs must be at least 1"),
     ("--scrubcheck-timeout", "0", "--scrubcheck-timeout must be positive"),

@@ -288,6 +288,30 @@ def test_linear_check_under_a_tiny_budget_is_not_measured_rather_than_passed():
     assert "--timeout" in result.reason
 
 
+def test_advice_names_the_callers_options():
+    """The same messages name the options of whoever started the run (the plugin's
+    differ from the command line's)."""
+    from scrubcheck.option_names import OptionNames
+    from scrubcheck.runner import run_linear_check
+    from scrubcheck.runner.pool import name_memory_limit
+    from scrubcheck.runner.scenario import blank_result
+
+    names = OptionNames(timeout="--budget", memory_limit="--cap", skip_linear="--skip-it")
+    result = run_linear_check(load_adapter("reference"), budget_s=0.5, options=names)
+    assert result.outcome is Outcome.TIMEOUT
+    assert "0.5 s wall-clock budget (--budget)" in result.reason
+    assert result.reason.endswith("; raise --budget or pass --skip-it"), result.reason
+    scenario = Scenario(id="x", area="test", rules=("R-ROBUST-1",), description="",
+                        deltas=("a",), reasoning=(), visible="a")
+    failed = blank_result(scenario, Outcome.ERROR, "MemoryError")
+    name_memory_limit(failed, 512 << 20, names)
+    name_memory_limit(failed, 512 << 20, names)  # once only
+    assert failed.reason == "MemoryError (the worker's memory limit of 512 MiB was reached: --cap)"
+    default = blank_result(scenario, Outcome.ERROR, "MemoryError")
+    name_memory_limit(default, 512 << 20)
+    assert default.reason.endswith("was reached: --memory-limit)")
+
+
 def test_output_capture_keeps_head_and_tail_and_counts_what_it_dropped():
     from scrubcheck.runner.capture import HEAD_BYTES, TAIL_BYTES, OutputCapture
 

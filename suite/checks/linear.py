@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from scrubcheck.adapters import Adapter
 from scrubcheck.checks.findings import Finding
 from scrubcheck.model import Context
+from scrubcheck.option_names import COMMAND_LINE, OptionNames
 
 GROWTH = 8
 LIMIT = GROWTH * 1.5
@@ -223,13 +224,15 @@ def ratios_text(metrics: dict[str, float]) -> str:
 
 
 def measure_linearity(
-    adapter: Adapter, *, budget_s: float | None = None, reserve_s: float = 0.0
+    adapter: Adapter, *, budget_s: float | None = None, reserve_s: float = 0.0,
+    options: OptionNames = COMMAND_LINE,
 ) -> LinearMeasurement:
     """Measure both delta sizes; a ratio over the limit is measured again (noise).
 
     `budget_s`: wall-clock seconds the whole measurement may take, of which it
     leaves `reserve_s` unused (for its caller to report in time); when a verdict
-    does not fit, `unmeasured` says so and no finding is made up.
+    does not fit, `unmeasured` says so, naming the caller's `options`, and no
+    finding is made up.
     """
     result = LinearMeasurement()
     clock = _Clock(None if budget_s is None else time.monotonic() + budget_s - reserve_s)
@@ -239,9 +242,9 @@ def measure_linearity(
             done = ", ".join(f"{s}-character deltas" for s in DELTA_SIZES[:index])
             result.unmeasured = (
                 f"not measured: {why_not} did not fit "
-                f"the {budget_s:g} s wall-clock budget (--timeout)"
+                f"the {budget_s:g} s wall-clock budget ({options.timeout})"
                 + (f"; measured: {done}" if done else "")
-                + "; raise --timeout or pass --no-linear-check")
+                + f"; raise {options.timeout} or pass {options.skip_linear}")
             if measured is not None:
                 _record(result.metrics, size, measured)
             break

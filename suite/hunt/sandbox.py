@@ -50,9 +50,12 @@ from scrubcheck.checks.linear import LinearMeasurement, measure_linearity
 from scrubcheck.hunt.case import Case
 from scrubcheck.hunt.properties import first_violation
 from scrubcheck.hunt.violation import Violation
+from scrubcheck.option_names import OptionNames
 from scrubcheck.runner.capture import OutputCapture
 from scrubcheck.runner.pool import exit_text, flush_io, isolate_worker, memory_note
 
+#: How `hunt` and `fuzz` spell the options their findings may advise.
+OPTIONS = OptionNames(skip_linear="--no-linear")
 OUTPUT_TAIL = 160  # characters of the scrubber's last output quoted in a finding
 _KILL_WAIT_S = 5.0
 
@@ -130,8 +133,9 @@ class Sandbox:
 
     def _named(self, detail: str) -> str:
         """`detail`, naming the memory limit when a MemoryError may have come from it."""
-        if self.memory_limit and "MemoryError" in detail and "--memory-limit" not in detail:
-            return detail + memory_note(self.memory_limit)
+        if (self.memory_limit and "MemoryError" in detail
+                and OPTIONS.memory_limit not in detail):
+            return detail + memory_note(self.memory_limit, OPTIONS)
         return detail
 
     def call(self, request: tuple, timeout: float | None) -> object:
@@ -270,7 +274,7 @@ def _serve(conn: Connection, adapter: Adapter, against: Adapter | None, output: 
 def _linear(adapter: Adapter, budget: float | None) -> LinearMeasurement | str:
     """The measurement, or what the scrubber raised during it."""
     try:
-        return measure_linearity(adapter, budget_s=budget)
+        return measure_linearity(adapter, budget_s=budget, options=OPTIONS)
     except Exception as exc:  # noqa: BLE001 - the scrubber's exception, reported as such
         summary = "".join(traceback.format_exception_only(type(exc), exc)).strip()
         return f"the scrubber raised {summary[:300]}"

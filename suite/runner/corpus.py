@@ -18,6 +18,7 @@ from scrubcheck import __version__
 from scrubcheck.adapters import Adapter, load_adapter
 from scrubcheck.checks import measure_linearity
 from scrubcheck.model import Scenario
+from scrubcheck.option_names import COMMAND_LINE, OptionNames
 from scrubcheck.results import Failure, Outcome, RunResult, ScenarioResult
 from scrubcheck.runner.pool import Lost, Progress, Task, WorkerPool
 from scrubcheck.runner.progress import RunProgress
@@ -39,18 +40,22 @@ _LINEAR = Scenario(
 )
 
 
-def run_linear_check(adapter: Adapter, *, budget_s: float | None = None) -> ScenarioResult:
+def run_linear_check(
+    adapter: Adapter, *, budget_s: float | None = None, options: OptionNames = COMMAND_LINE
+) -> ScenarioResult:
     """R-ROBUST-2 for one scrubber, as a result row of its own.
 
     `budget_s`: the wall-clock seconds the check may take (the run's --timeout). The
     measurement plans to end a little before it, so that it reports for itself rather
-    than being killed; when no verdict fits, the check is a TIMEOUT saying so.
+    than being killed; when no verdict fits, the check is a TIMEOUT saying so (and
+    which of the caller's `options` to change).
     """
     started = time.perf_counter()
     result = blank_result(_LINEAR, Outcome.PASS)
     margin = 0.0 if budget_s is None else min(1.0, 0.1 * budget_s)
     try:
-        measurement = measure_linearity(adapter, budget_s=budget_s, reserve_s=margin)
+        measurement = measure_linearity(adapter, budget_s=budget_s, reserve_s=margin,
+                                        options=options)
     except Exception as exc:
         result.outcome = Outcome.ERROR
         result.reason = "the scrubber raised during the timing run: " + "".join(
@@ -107,11 +112,13 @@ def run_corpus(
     progress: bool = False,
     corpus_errors: list[str] | None = None,
     only: str | None = None,
+    options: OptionNames = COMMAND_LINE,
 ) -> RunResult:
     """Run every scenario (and the linear-time check) against `adapter_spec`.
 
     `only` runs one chunking per scenario (as `scrubcheck show --chunking`), for a
-    question about that chunking alone (the self-test's control runs).
+    question about that chunking alone (the self-test's control runs). `options`:
+    how the caller spells the options its messages advise (the pytest plugin's differ).
     Raises AdapterError when the spec cannot be loaded.
     """
     settings = settings or RunSettings()
@@ -127,7 +134,8 @@ def run_corpus(
         def handle(task: Task, report: Progress) -> ScenarioResult:
             if task.scenario is None:
                 report(LINEAR_ID)
-                return run_linear_check(worker_adapter, budget_s=task.timeout_s)
+                return run_linear_check(worker_adapter, budget_s=task.timeout_s,
+                                        options=options)
             return run_scenario(worker_adapter, task.scenario, settings, only=only,
                                 progress=report)
 
@@ -160,7 +168,7 @@ def run_corpus(
     interrupted = False
     try:
         with WorkerPool(min(settings.workers, max(1, len(scenarios))), make_handler,
-                        memory_limit=settings.memory_limit) as pool:
+                        memory_limit=settings.memory_limit, options=options) as pool:
             if settings.runs_linear_check:
                 if shown is not None:
                     shown.linear_started()

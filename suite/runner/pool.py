@@ -38,6 +38,7 @@ from multiprocessing.connection import Connection, wait
 from typing import Any
 
 from scrubcheck.model import Scenario
+from scrubcheck.option_names import COMMAND_LINE, OptionNames
 from scrubcheck.results import Outcome, ScenarioResult
 from scrubcheck.runner.capture import OutputCapture
 from scrubcheck.runner.settings import format_size
@@ -239,15 +240,17 @@ class WorkerPool:
     """`jobs` forked workers; `make_handler` runs once in each to build its task handler.
 
     `memory_limit` (bytes) caps each worker's memory; a task that hits it is an
-    ERROR naming the limit.
+    ERROR naming the limit, and the option that sets it as `options` spells it.
     """
 
     def __init__(
-        self, jobs: int, make_handler: Callable[[], Handler], *, memory_limit: int | None = None
+        self, jobs: int, make_handler: Callable[[], Handler], *, memory_limit: int | None = None,
+        options: OptionNames = COMMAND_LINE,
     ) -> None:
         self.jobs = max(1, jobs)
         self.make_handler = make_handler
         self.memory_limit = memory_limit
+        self.options = options
         self.context = multiprocessing.get_context("fork")
         self.workers: list[_Worker] = []
 
@@ -371,17 +374,17 @@ class WorkerPool:
             detail = f"the worker process died ({exit_text(code)})"
             if self.memory_limit:
                 detail += (f"; it ran under a memory limit of {format_size(self.memory_limit)} "
-                           "(--memory-limit), which an allocation may have hit")
+                           f"({self.options.memory_limit}), which an allocation may have hit")
             on_lost(task, Lost("crash", label, detail, output, cpu))
 
     def _name_memory_limit(self, payload: Any) -> Any:
         if not self.memory_limit:
             return payload
         if isinstance(payload, str):
-            return payload + memory_note(self.memory_limit) if "MemoryError" in payload \
-                else payload
+            return payload + memory_note(self.memory_limit, self.options) \
+                if "MemoryError" in payload else payload
         if isinstance(payload, ScenarioResult):
-            name_memory_limit(payload, self.memory_limit)
+            name_memory_limit(payload, self.memory_limit, self.options)
         return payload
 
     def close(self) -> None:
@@ -396,15 +399,18 @@ class WorkerPool:
             self._retire(worker, kill=True)
 
 
-def memory_note(limit: int) -> str:
-    return f" (the worker's memory limit of {format_size(limit)} was reached: --memory-limit)"
+def memory_note(limit: int, options: OptionNames = COMMAND_LINE) -> str:
+    return (f" (the worker's memory limit of {format_size(limit)} was reached: "
+            f"{options.memory_limit})")
 
 
-def name_memory_limit(result: ScenarioResult, limit: int | None) -> None:
+def name_memory_limit(
+    result: ScenarioResult, limit: int | None, options: OptionNames = COMMAND_LINE
+) -> None:
     """A MemoryError under a memory limit says which limit it hit."""
     if (limit and result.outcome is Outcome.ERROR and "MemoryError" in (result.reason or "")
-            and "--memory-limit" not in (result.reason or "")):
-        result.reason = (result.reason or "") + memory_note(limit)
+            and options.memory_limit not in (result.reason or "")):
+        result.reason = (result.reason or "") + memory_note(limit, options)
 
 
 def exit_text(code: int | None) -> str:
