@@ -222,3 +222,29 @@ def test_detail_lines_wrap_and_marks_are_in_common_fonts(page) -> None:
     assert not set(page) & {"\u2420", "\u240d", "\u23ce"}
     for mark in "·¶→←":
         assert mark in page
+
+
+def test_captured_output_is_shown_escaped_and_collapsed_under_its_scenario(run) -> None:
+    """What the scrubber printed (runner.capture's head-and-tail text) sits under the
+    failing scenario and under an error, collapsed, escaped, its escape codes disarmed."""
+    printed = ("[73 bytes, 2 lines of stdout/stderr]\n\x1b[2J\x1b[Hdebug: "
+               "<script>alert('printed')</script>\nsecond line\n")
+    leak = next(r for r in run.results if r.scenario_id == "fence-closes-then-block")
+    timeout = next(r for r in run.results if r.outcome.value == "TIMEOUT")
+    leak.captured_output = timeout.captured_output = printed
+    page = render_html(run)
+    assert parse(page).errors == []
+    assert "\x1b" not in page and "<script>alert('printed')" not in page
+    assert page.count('<details class="captured">') == 2  # collapsed: no `open`
+    shown = ("<pre>[73 bytes, 2 lines of stdout/stderr]\n\\x1b[2J\\x1b[Hdebug: "
+             "&lt;script&gt;alert(&#x27;printed&#x27;)&lt;/script&gt;\nsecond line\n</pre>")
+    assert page.count(shown) == 2
+    assert page.count("captured) [73 bytes, 2 lines of stdout/stderr]</summary>") == 2
+    failing = page[page.index('<section id="failures">'):page.index('<section id="errors">')]
+    (owner,) = [b for b in failing.split('<details class="scenario"')
+                if '<details class="captured">' in b]
+    assert "fence-closes-then-block" in owner.split("</summary>", 1)[0]
+    errors = page[page.index('<section id="errors">'):]
+    item = next(li for li in errors.split("<li>") if timeout.scenario_id in li)
+    assert '<details class="captured">' in item
+    assert '<details class="captured">' not in render_html(sample.sample_run())

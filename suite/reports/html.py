@@ -34,7 +34,7 @@ from .scenario import (
     repro_lines,
     result_notes,
 )
-from .text import WHITESPACE_LEGEND, plural, visible_whitespace, xml_safe
+from .text import WHITESPACE_LEGEND, plural, terminal_safe, visible_whitespace, xml_safe
 
 SEVERITY_KEYS = ("leak", "must", "should")
 
@@ -79,6 +79,7 @@ mark.leaked .ws{color:#cf222e}
 .wrap{display:inline-block;vertical-align:top;max-width:calc(100% - 10ch);
   white-space:pre-wrap;overflow-wrap:anywhere}
 details.not-run>summary{cursor:pointer;font-weight:600;font-size:1.1em}
+details.captured>summary{cursor:pointer}
 .esc{color:#8250df;font-weight:600}
 .controls{position:sticky;top:0;background:#fff;padding:.5em 0;border-bottom:1px solid #d0d7de}
 .controls input[type=search]{width:24em;padding:.2em .4em}
@@ -271,6 +272,19 @@ def notes_html(notes: list[str]) -> str:
     return f"<ul>{''.join(items)}</ul>" if items else ""
 
 
+def captured_html(result: ScenarioResult) -> str:
+    """What an in-process scrubber printed during the scenario, collapsed under its
+    summary line (it may be kilobytes of noise, and the failure matters more), with
+    control characters as escapes (a printed clear-screen is shown, never obeyed)."""
+    if not result.captured_output:
+        return ""
+    output = terminal_safe(result.captured_output)
+    counts = output.splitlines()[0] if output.strip() else ""
+    return (f'<details class="captured"><summary><b>Scrubber output</b> (its stdout and '
+            f"stderr during this scenario, captured) {text(counts)}</summary>"
+            f"<pre>{text(output)}</pre></details>")
+
+
 def _severity_key(result: ScenarioResult) -> str:
     return SEVERITY_KEYS[min(an.scenario_severity(result), 2)]
 
@@ -361,6 +375,7 @@ def scenario_block(result: ScenarioResult, expanded: bool = False) -> str:
     if result.description:
         parts.append(f"<blockquote>{markdown(result.description)}</blockquote>")
     parts.append(notes_html(result_notes(result)))
+    parts.append(captured_html(result))
     if result.holdback is not None and any(f.check == "holdback" for f in result.failures):
         parts.append(f"<p>Hold-back: {text(holdback_text(result))}.</p>")
     if result.metrics:
@@ -399,7 +414,8 @@ def broken(run: RunResult) -> str:
     items = "".join(
         f'<li><span class="badge {r.outcome.value}">{r.outcome.value}</span>'
         f"<code>{text(an.scenario_title(r))}</code> (<code>{text(f'{r.file}:{r.line}')}</code>): "
-        f"<code>{text(r.reason or 'no reason given')}</code>{notes_html(result_notes(r))}</li>"
+        f"<code>{text(r.reason or 'no reason given')}</code>{notes_html(result_notes(r))}"
+        f"{captured_html(r)}</li>"
         for r in an.broken_scenarios(run))
     return f'<section id="errors"><h2>Errors and timeouts</h2><ul>{items}</ul></section>' \
         if items else ""
