@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from contextlib import ExitStack
 from pathlib import Path
 
 from scrubcheck.adapters import AdapterError, load_adapter
-from scrubcheck.commands.options import add_shard_option, size_argument
+from scrubcheck.commands.options import add_dask_options, add_shard_option, size_argument
 from scrubcheck.commands.run import slug
 from scrubcheck.corpus import load_corpus, select
+from scrubcheck.distributed.dask_runner import DaskError
 from scrubcheck.matrix import run_matrix, write_matrix
 from scrubcheck.peers import ManifestError, shipped_manifests
 from scrubcheck.runner import RunSettings
@@ -68,6 +70,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "from the runs kept in this matrix.json, with the observed "
                              "claims of today's peer manifests")
     add_shard_option(parser)
+    add_dask_options(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -110,13 +113,36 @@ def run(args: argparse.Namespace) -> int:
     from scrubcheck.matrix.build import matrix_settings
 
     settings = matrix_settings(settings, args.quick)
-    matrix = run_matrix(manifests, requested, scenarios, settings, args.out,
-                        quick=args.quick, reuse=args.reuse, progress=not args.no_progress,
-                        scrubbers=scrubbers, shard=args.shard,
-                        selection=_selection(args, len(scenarios), len(corpus.scenarios)))
+    if args.dask and args.shard:
+        return _usage("--dask splits the work into shards itself; drop --shard")
+    with ExitStack() as stack:
+        runner = None
+        try:
+            if args.dask:
+                runner = _dask_runner(args, scenarios, settings, stack)
+            matrix = run_matrix(manifests, requested, scenarios, settings, args.out,
+                                quick=args.quick, reuse=args.reuse,
+                                progress=not args.no_progress, scrubbers=scrubbers,
+                                shard=args.shard, runner=runner,
+                                selection=_selection(args, len(scenarios),
+                                                     len(corpus.scenarios)))
+        except DaskError as exc:
+            return _usage(str(exc))
     for path in write_matrix(matrix, args.out):
         print(f"wrote {path}")
     return 0
+
+
+def _dask_runner(args: argparse.Namespace, scenarios: list, settings: RunSettings,
+                 stack: ExitStack):  # type: ignore[no-untyped-def]
+    """Rows × shards on the Dask cluster at --dask (its client closed with `stack`)."""
+    from scrubcheck.distributed.dask_runner import connect, dask_rows
+    from scrubcheck.distributed.job import Selection
+
+    client = connect(args.dask)
+    stack.callback(client.close)
+    return dask_rows(client, Selection.of(None, args.area, None, None, args.id), scenarios,
+                     settings, args.dask_shards)
 
 
 def _selection(args: argparse.Namespace, chosen: int, loaded: int) -> str:

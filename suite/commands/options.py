@@ -68,3 +68,25 @@ def add_shard_option(parser: argparse.ArgumentParser, help: str = SHARD_HELP) ->
     """`--shard K/N`, spelled and validated alike on every command that can split its work
     across N jobs (`run`, `matrix`, `hunt`, `gateway audit`)."""
     parser.add_argument("--shard", type=shard_argument, metavar="K/N", help=help)
+
+
+def add_dask_options(parser: argparse.ArgumentParser) -> None:
+    """`--dask SCHEDULER_ADDRESS` and `--dask-shards N` (`run`, `matrix`)."""
+    parser.add_argument("--dask", metavar="SCHEDULER_ADDRESS",
+                        help="run the shards on this Dask cluster (e.g. tcp://10.0.0.5:8786), "
+                             "each by the ordinary worker pool on a Dask worker, and merge them; "
+                             "every worker needs scrubcheck and the scrubbers/peers installed "
+                             "(checked first; see docs/distributed.md)")
+    parser.add_argument("--dask-shards", type=_positive_int, default=None, metavar="N",
+                        help="shards per implementation with --dask (default: two per worker "
+                             "thread)")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number of at least 1")
+    return value

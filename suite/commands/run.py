@@ -17,8 +17,9 @@ from pathlib import Path
 
 from scrubcheck.adapters import AdapterError
 from scrubcheck.checks.linear import ratios_text
-from scrubcheck.commands.options import add_shard_option, size_argument
+from scrubcheck.commands.options import add_dask_options, add_shard_option, size_argument
 from scrubcheck.corpus import load_corpus, select
+from scrubcheck.distributed.dask_runner import DaskError
 from scrubcheck.reports.analysis import is_leak
 from scrubcheck.reports.text import output_excerpt
 from scrubcheck.results import Outcome, RunResult, ScenarioResult
@@ -64,6 +65,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true",
                         help="no progress bar (on a terminal) or progress lines (in a log)")
     add_shard_option(parser)
+    add_dask_options(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -93,11 +95,16 @@ def run(args: argparse.Namespace) -> int:
               + ("; the linear-time check runs in shard 1" if not args.shard.owns_run_checks
                  and settings.linear_check else ""))
     try:
-        result = run_selection(args.scrubber, scenarios, settings, shard=args.shard,
-                               progress=not args.no_progress,
-                               corpus_errors=[str(e) for e in corpus.errors])
+        if args.dask:
+            result = _on_dask(args, scenarios, settings)
+        else:
+            result = run_selection(args.scrubber, scenarios, settings, shard=args.shard,
+                                   progress=not args.no_progress,
+                                   corpus_errors=[str(e) for e in corpus.errors])
     except AdapterError as exc:
         return _usage(f"cannot load scrubber: {exc}")
+    except DaskError as exc:  # the Dask cluster cannot run it
+        return _usage(str(exc))
     print_summary(result, args.level)
     if args.report_dir is not None:
         report_dir = Path(args.report_dir or Path("reports") / slug(args.scrubber))
@@ -109,6 +116,17 @@ def run(args: argparse.Namespace) -> int:
 def _usage(message: str) -> int:
     print(f"scrubcheck run: {message}", file=sys.stderr)
     return 2
+
+
+def _on_dask(args: argparse.Namespace, scenarios: list, settings: RunSettings) -> RunResult:
+    """The run as shards on the Dask cluster at --dask, merged (scrubcheck.distributed)."""
+    from scrubcheck.distributed.dask_runner import dask_run
+    from scrubcheck.distributed.job import Selection
+
+    if args.shard is not None:
+        raise DaskError("--dask splits the run into shards itself; drop --shard")
+    selection = Selection.of(args.corpus, args.area, args.rule, args.feature, args.id)
+    return dask_run(args.dask, args.dask_shards, args.scrubber, selection, scenarios, settings)
 
 
 def slug(spec: str) -> str:
