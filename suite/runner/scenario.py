@@ -34,7 +34,6 @@ from scrubcheck.checks import (
     leak_finding,
     measure_holdback,
     run_reuse,
-    run_stream,
     run_truncation,
     truncate_deltas,
 )
@@ -51,6 +50,7 @@ from scrubcheck.model import Scenario
 from scrubcheck.peers.breaker import PeerGivenUp
 from scrubcheck.results import Outcome, ScenarioResult
 from scrubcheck.runner.collect import FailureCollector
+from scrubcheck.runner.joined import JoinedTextRuns
 from scrubcheck.runner.oracle import reference_view
 from scrubcheck.runner.replay import replay_command
 from scrubcheck.runner.settings import RunSettings
@@ -172,6 +172,7 @@ class _ScenarioRun:
             if adapter.token_aligned else frozenset()
         )
         self.not_aligned: dict[str, int] = {}
+        self.joined = JoinedTextRuns(adapter, scenario.context)
 
     # -- bookkeeping -------------------------------------------------------
     def splits_a_tag(self, deltas: tuple[str, ...] | list[str]) -> bool:
@@ -232,7 +233,7 @@ class _ScenarioRun:
                 self.not_aligned["chunking"] = self.not_aligned.get("chunking", 0) + 1
                 continue
             self.progress(name)
-            trace = run_stream(self.adapter, self.context, chunking.deltas)
+            trace = self.joined.run(chunking.deltas)  # a batch one: once per distinct text
             self.judge(chunking, trace, detector, ws_cuts)
             runs.append(StreamOutput(name, len(chunking.deltas), trace.ok,
                                      self.intern(trace.output)))
