@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from scrubcheck.matrix.markdown import HEADLINE, LETTER, source_link
+from scrubcheck.matrix.markdown import HEADLINE, LETTER, class_count, source_link
 from scrubcheck.matrix.model import (
     Matrix,
     cell_counts,
@@ -58,14 +58,14 @@ def render_html(matrix: Matrix) -> str:
     rows = []
     for row in matrix.rows:
         if not row.ran:
-            rows.append([_name(row), text(row.package), text(row.kind), *[""] * 6,
+            rows.append([_name(row), text(row.package), text(row.kind), *[""] * 7,
                          text(row.status)])
             continue
         t = row.totals()
         rows.append([_name(row), text(row.package), text(row.kind),
                      *[f'<td class="n v-{v if t[v] else "UNSUPPORTED"}">{t[v]}</td>'
                        for v in (PASS, LEAK, FAIL, SHOULD, ERROR)],
-                     str(t[UNSUPPORTED] + t[SKIPPED]),
+                     text(class_count(row)), str(t[UNSUPPORTED] + t[SKIPPED]),
                      text(f"linear time {row.linear() or 'not run'}")])
     parts.append("<h2>Headline</h2>" + _table(HEADLINE, rows, 3))
     for key, title in (("group", "By SPEC rule group"), ("area", "By corpus area")):
@@ -80,6 +80,7 @@ def render_html(matrix: Matrix) -> str:
     parts.append(_observed(matrix))
     parts.append(_restrictions(matrix))
     parts.append(_pruned(matrix))
+    parts.append(_classes(matrix))
     parts.append(_hall(matrix))
     body = "".join(parts)
     csp = "default-src 'none'; style-src 'unsafe-inline'"
@@ -127,6 +128,28 @@ def _pruned(matrix: Matrix) -> str:
     return (f"<h2>Where implementations differ (pruned view: {len(ids)} of "
             f"{len(matrix.scenario_ids())} scenarios)</h2>"
             + _table(["scenario", *[r.name for r in ran]], rows, 99))
+
+
+def _classes(matrix: Matrix) -> str:
+    parts = ["<h2>Distinct failure classes</h2><p>Failing scenarios grouped by verdict, failed "
+             "rules, area and generating family (— for hand-written scenarios), with the "
+             "shortest failing example of each.</p>"]
+    for row in matrix.ran:
+        classes = row.failure_classes()
+        if classes is None:
+            parts.append(f"<h3>{_name(row)}</h3><p>Not kept in the stored matrix.</p>")
+            continue
+        body = [[f'<td class="v-{c.verdict}">{text(c.verdict)}</td>', text(c.rules),
+                 text(c.area), f"<code>{text(c.family)}</code>" if c.family else "—",
+                 str(c.scenarios),
+                 f"<code>{text(c.example)}</code>" + (f" ({c.size} chars)" if c.size else "")
+                 + (f"<pre>$ {text(c.command)}</pre>" if c.command else "")]
+                for c in classes]
+        parts.append(f"<h3>{_name(row)}: {len(classes)} classes</h3>"
+                     + (_table(["verdict", "rules", "area", "family", "scenarios",
+                                "shortest example"], body, 4) if body
+                        else "<p>No failing scenario.</p>"))
+    return "".join(parts)
 
 
 def _hall(matrix: Matrix) -> str:

@@ -18,6 +18,7 @@ MATRIX_FORMAT = 1
 def matrix_dict(matrix: Matrix) -> dict:
     rows = []
     for row in matrix.rows:
+        classes = row.failure_classes() if row.ran else None
         rows.append({
             "name": row.name, "title": row.title, "kind": row.kind, "package": row.package,
             "version": row.version, "spec": row.spec, "status": row.status,
@@ -29,6 +30,7 @@ def matrix_dict(matrix: Matrix) -> dict:
             "rule_groups": {k: dict(v) for k, v in cell_counts(row, "group").items()},
             "verdicts": row.verdicts(),
             "hall_of_bugs": [asdict(e) for e in hall_of_bugs(row)],
+            "failure_classes": (None if classes is None else [asdict(c) for c in classes]),
         })
     return {
         "matrix_format": MATRIX_FORMAT, "mode": matrix.mode, "mode_note": matrix.mode_note,

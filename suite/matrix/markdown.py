@@ -37,20 +37,27 @@ def headline_rows(matrix: Matrix) -> list[list[str]]:
     out = []
     for row in matrix.rows:
         if not row.ran:
-            out.append([_label(row), cell(row.package), cell(row.kind), "", "", "", "", "", "",
+            out.append([_label(row), cell(row.package), cell(row.kind), *[""] * 7,
                         cell(row.status)])
             continue
         t = row.totals()
         judged = t[PASS] + t[LEAK] + t[FAIL] + t[SHOULD] + t[ERROR]
         out.append([_label(row), cell(row.package), cell(row.kind), str(t[PASS]),
                     str(t[LEAK]), str(t[FAIL]), str(t[SHOULD]), str(t[ERROR]),
-                    str(t[UNSUPPORTED] + t[SKIPPED]),
+                    class_count(row), str(t[UNSUPPORTED] + t[SKIPPED]),
                     f"{judged} judged; linear time {row.linear() or 'not run'}"])
     return out
 
 
+def class_count(row: Row) -> str:
+    """The headline's distinct failure classes (n/a: a stored matrix that did not keep them)."""
+    classes = row.failure_classes()
+    return "n/a" if classes is None else str(len(classes))
+
+
 HEADLINE = ["implementation", "package", "kind", "pass", "leak", "fail (MUST)",
-            "fail (SHOULD only)", "error", "unsupported", "notes"]
+            "fail (SHOULD only)", "error", "distinct failure classes", "unsupported", "notes"]
+CLASSES_SHOWN = 12
 
 
 def render_markdown(matrix: Matrix) -> str:
@@ -69,6 +76,10 @@ def render_markdown(matrix: Matrix) -> str:
         "only SHOULD rules, E error or timeout, · unsupported (the scenario's context or "
         "features cannot be given to it; never counted as a pass).", "",
         "## Headline", "",
+        "Scenario counts, and the distinct failure classes behind the failing ones: failing "
+        "scenarios grouped by verdict, failed rules, corpus area and generating family (a "
+        "recipe of corpora/generated.yaml expands into hundreds of scenarios, so one bug can "
+        "fail hundreds of them); each class is listed below with its shortest example.", "",
     ]
     lines += _table(HEADLINE, headline_rows(matrix))
     for key, title in (("group", "By SPEC rule group"), ("area", "By corpus area")):
@@ -81,7 +92,8 @@ def render_markdown(matrix: Matrix) -> str:
             cells = cell_counts(row, key)
             body.append([_label(row)] + [counts_text(cells[c]) if c in cells else "" for c in cols])
         lines += _table(["implementation", *cols], body)
-    lines += _observed(matrix) + _restrictions(matrix) + _pruned(matrix) + _hall(matrix)
+    lines += (_observed(matrix) + _restrictions(matrix) + _pruned(matrix) + _classes(matrix)
+              + _hall(matrix))
     return "\n".join(lines) + "\n"
 
 
@@ -136,6 +148,35 @@ def _pruned(matrix: Matrix) -> list[str]:
     body = [[code_span(i)] + [LETTER.get(v.get(i, ""), "") for v in verdicts]
             for i in ids[:PRUNED_SHOWN]]
     return lines + _table(["scenario", *[r.name for r in rows]], body)
+
+
+def _classes(matrix: Matrix) -> list[str]:
+    lines = ["## Distinct failure classes", "",
+             "For each implementation, its failing scenarios grouped by verdict, failed rules, "
+             "area and generating family (family `—`: hand-written scenarios), largest first, "
+             "with the shortest failing example of each and the command that reproduces it."
+             f" The first {CLASSES_SHOWN} per implementation are shown; matrix.html and "
+             "matrix.json have all.", ""]
+    for row in matrix.ran:
+        classes = row.failure_classes()
+        lines += [f"### {row.name}" + (" (model)" if row.model_of else ""), ""]
+        if classes is None:
+            lines += ["Not kept in the stored matrix this page was rendered from.", ""]
+            continue
+        if not classes:
+            lines += ["No failing scenario.", ""]
+            continue
+        scenarios = sum(c.scenarios for c in classes)
+        lines.append(f"{len(classes)} classes over {scenarios} failing scenarios.")
+        lines.append("")
+        body = [[f"{LETTER[c.verdict]} {c.verdict}", cell(c.rules or "(no failure recorded)"),
+                 cell(c.area), code_span(c.family) if c.family else "—", str(c.scenarios),
+                 code_span(c.example) + (f" ({c.size} chars)" if c.size else ""),
+                 code_span(c.command) if c.command else ""]
+                for c in classes[:CLASSES_SHOWN]]
+        lines += _table(["verdict", "rules", "area", "family", "scenarios",
+                         "shortest example", "reproduce"], body)
+    return lines
 
 
 def _hall(matrix: Matrix) -> list[str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from scrubcheck.matrix.classes import FailureClass, failure_classes
 from scrubcheck.matrix.observed import EVERY_PEER, Observed, shipped_observed
 from scrubcheck.matrix.verdicts import (
     ERROR,
@@ -67,6 +68,14 @@ class Row:
 
     def totals(self) -> Counter:
         return Counter(self.verdicts().values())
+
+    def failure_classes(self) -> list[FailureClass] | None:
+        """Its distinct failure classes (`classes`), or None for a row re-rendered from a
+        matrix.json that did not keep them (made before they were counted)."""
+        if self.run is not None:
+            return failure_classes(self.run)
+        kept = (self.stored or {}).get("failure_classes")
+        return None if kept is None else [FailureClass(**c) for c in kept]
 
     def linear(self) -> str:
         """The once-per-run R-ROBUST-2 outcome, or '' when it did not run."""
