@@ -98,10 +98,97 @@ def test_a_fixed_mode_makes_other_streams_unsupported(tmp_path):
     manifest = load_manifest(_write(tmp_path, text))
     assert "starts_in_reasoning" in manifest.context
     assert any("fixed mode" in note for note in manifest.all_restrictions())
+    adapter = _adapter_for(manifest)
+    assert "fixed mode" in adapter.unsupported_reason(Context())
+    assert adapter.unsupported_reason(Context(starts_in_reasoning=True)) is None
+
+
+def _adapter_for(manifest):
+    """A PeerAdapter over `manifest` that never starts a process (its refusals only)."""
     from scrubcheck.adapters.peer import PeerAdapter
 
     adapter = PeerAdapter.__new__(PeerAdapter)
     adapter.manifest = manifest
-    adapter.accepted_context, adapter.supported_features = manifest.context, frozenset()
-    assert "fixed mode" in adapter.unsupported_reason(Context())
-    assert adapter.unsupported_reason(Context(starts_in_reasoning=True)) is None
+    adapter.accepted_context = manifest.context | ({"features"} if manifest.features else set())
+    adapter.supported_features = manifest.features
+    return adapter
+
+
+ONE_PAIR = GOOD.replace('context = ["starts_in_reasoning"]',
+                        'context = ["delimiters"]\ndelimiters = { pairs = 1, markers = 0 }')
+REFLECT = {"open": "<reflect>", "close": "</reflect>"}
+
+
+@pytest.mark.parametrize("change, message", [
+    (("delimiters = { pairs = 1, markers = 0 }", "delimiters = { pairs = -1 }"), "whole number"),
+    (("delimiters = { pairs = 1, markers = 0 }", "delimiters = { pairs = true }"), "whole number"),
+    (("delimiters = { pairs = 1, markers = 0 }", 'delimiters = { form = "regex" }'), "form"),
+    (("delimiters = { pairs = 1, markers = 0 }", "delimiters = { pears = 1 }"), "unknown key"),
+    (("delimiters = { pairs = 1, markers = 0 }", 'delimiters = "one"'), "must be a table"),
+    (('context = ["delimiters"]', "context = []"), "add \"delimiters\" to context"),
+])
+def test_each_delimiters_table_mistake_is_named(tmp_path, change, message):
+    with pytest.raises(ManifestError, match=message):
+        load_manifest(_write(tmp_path, ONE_PAIR.replace(*change)))
+
+
+def test_a_one_pair_peer_gets_one_pair_and_refuses_more_or_markers(tmp_path):
+    adapter = _adapter_for(load_manifest(_write(tmp_path, ONE_PAIR)))
+    assert adapter.unsupported_reason(Context(delimiters=[REFLECT])) is None
+    assert adapter.unsupported_reason(Context()) is None
+    two = [REFLECT, {"open": "{{", "close": "}}"}]
+    assert "at most 1 pair, this stream's delimiters have 2" in adapter.unsupported_reason(
+        Context(delimiters=two))
+    assert "no markers" in adapter.unsupported_reason(
+        Context(delimiters=[REFLECT, {"marker": "<final>"}]))
+    assert any("at most 1 pair, no markers" in n
+               for n in adapter.manifest.all_restrictions())
+
+
+def test_a_tag_name_peer_takes_only_pairs_of_the_form_n_and_slash_n(tmp_path):
+    text = ONE_PAIR.replace("markers = 0 }", 'markers = 0, form = "<NAME>" }')
+    adapter = _adapter_for(load_manifest(_write(tmp_path, text)))
+    assert adapter.unsupported_reason(Context(delimiters=[REFLECT])) is None
+    for pair in ({"open": "{{.*}}", "close": "{{/.*}}"}, {"open": "<think>", "close": "</a>"},
+                 {"open": "§", "close": "¶"}, {"open": "<a>", "close": "</A>"}):
+        assert "not of that form" in adapter.unsupported_reason(Context(delimiters=[pair]))
+
+
+def test_a_peer_without_delimiters_in_its_context_never_gets_them(tmp_path):
+    adapter = _adapter_for(load_manifest(_write(tmp_path, GOOD)))
+    assert "cannot receive context delimiters" in adapter.unsupported_reason(
+        Context(delimiters=[REFLECT]))
+
+
+def test_a_fixed_feature_runs_a_format_parser_on_its_format_only(tmp_path):
+    text = GOOD.replace('context = ["starts_in_reasoning"]',
+                        'features = ["harmony"]\ncontext = []\n'
+                        'fixed_context = { features = ["harmony"] }')
+    adapter = _adapter_for(load_manifest(_write(tmp_path, text)))
+    assert adapter.unsupported_reason(Context(features=("harmony",))) is None
+    assert "runs only with features=['harmony']" in adapter.unsupported_reason(Context())
+    assert "this stream has features=['harmony', 'kimi']" in adapter.unsupported_reason(
+        Context(features=("harmony", "kimi")))
+    with pytest.raises(ManifestError, match="fixed_context features apertus not in features"):
+        load_manifest(_write(tmp_path, text.replace('fixed_context = { features = ["harmony"]',
+                                                    'fixed_context = { features = ["apertus"]')))
+
+
+def test_shipped_peers_declare_what_their_packages_let_users_configure():
+    manifests = {m.name: m for m in shipped_manifests()}
+    takes_pairs = {n for n, m in manifests.items() if "delimiters" in m.context}
+    assert takes_pairs == {"pydantic-ai-batch", "pydantic-ai-stream", "ai6-generate",
+                           "ai6-stream", "ai7-generate", "ai7-stream"}
+    for name in takes_pairs:
+        assert (manifests[name].delimiters.pairs, manifests[name].delimiters.markers) == (1, 0)
+    assert {n for n in takes_pairs if manifests[n].delimiters.form == "<NAME>"} == {
+        "ai6-generate", "ai6-stream"}
+    skip = {n for n, m in manifests.items() if "may_skip_reasoning" in m.context}
+    assert skip == {n for n in manifests if n.startswith("sglang-")}
+    formats = {"gpt-oss": "harmony", "kimi-k3": "kimi-xtml", "gemma4": "gemma-channel",
+               "apertus": "apertus"}
+    for model, feature in formats.items():
+        for mode in ("stream", "batch"):
+            manifest = manifests[f"sglang-{model}-{mode}"]
+            assert manifest.features == {feature}
+            assert dict(manifest.fixed_context) == {"features": [feature]}

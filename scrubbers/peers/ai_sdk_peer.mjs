@@ -34,13 +34,30 @@ const USAGE = {
 };
 const FINISH = { unified: "stop", raw: "stop" };
 
+// The middleware's tagName as its users write it: "think" by default; a caller's
+// one pair (context `delimiters`, SPEC R-CUSTOM-1) replaces it, as the name N when
+// the pair is <N> and </N> (both versions), else as { opening, closing } (AI SDK 7
+// only; the AI SDK 6 manifest lets only <N> pairs through). Markers or several pairs
+// are refused here too, should a stream slip past the manifest's [delimiters] limits.
+function tagName(context) {
+  const delimiters = context.delimiters ?? [];
+  if (delimiters.length === 0) return "think";
+  const [pair] = delimiters;
+  if (delimiters.length > 1 || pair.open === undefined) {
+    throw new Error(`extractReasoningMiddleware takes one pair, not ${JSON.stringify(delimiters)}`);
+  }
+  const name = pair.open.slice(1, -1);
+  if (name && pair.open === `<${name}>` && pair.close === `</${name}>`) return name;
+  return { opening: pair.open, closing: pair.close };
+}
+
 export async function serveAiSdk(mode) {
   const ai = await load(".");
   const test = await load("./test");
   const Mock = test.MockLanguageModelV4 ?? test.MockLanguageModelV3;
 
   function middleware(context) {
-    return ai.extractReasoningMiddleware({ tagName: "think",
+    return ai.extractReasoningMiddleware({ tagName: tagName(context),
                                            startWithReasoning: Boolean(context.starts_in_reasoning) });
   }
 

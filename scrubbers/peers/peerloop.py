@@ -10,7 +10,8 @@ and adapter programs load it by path:
 
 `open_stream(context)` builds one scrubber object for one stream: it gets the
 context as a dict (`starts_in_reasoning`, `inline_answer`, `finish_reason`,
-`features`) and returns an object with `feed(delta)` and `flush()`. For the
+`features`, `may_skip_reasoning`, `delimiters`) and returns an object with
+`feed(delta)` and `flush()`. For the
 batch kinds it returns a function of the whole text instead, and the loop
 buffers the deltas. Splitter kinds return `(reasoning, answer)` pairs; the
 loop sends the answer as the output and keeps the reasoning channel apart.

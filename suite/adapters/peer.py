@@ -188,10 +188,9 @@ class PeerAdapter(Adapter):
         return {**context.as_kwargs(), "features": list(context.features)}
 
     def unsupported_reason(self, context: Context, text: str = "") -> str | None:
-        for key, value in self.manifest.fixed_context:
-            if context.as_kwargs()[key] != value:
-                return (f"runs only with {key}={value!r} (a fixed mode of this parser), "
-                        f"this stream has {key}={context.as_kwargs()[key]!r}")
+        reason = self.manifest.refusal(context)
+        if reason:
+            return reason
         reason = super().unsupported_reason(context, text)
         return reason and reason.replace("in its signature", "in its manifest").replace(
             "in supported_features", "in its manifest")

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from scrubcheck.adapters.context import CONTEXT_KEYS
+from scrubcheck.model import Context
 from scrubcheck.peers.observed import (
     SHARED_FILE,
     Observation,
@@ -24,7 +25,7 @@ from scrubcheck.peers.observed import (
     load_shared_observations,
     parse_observations,
 )
-from scrubcheck.vocabulary import FEATURES
+from scrubcheck.vocabulary import FEATURES, CustomDelimiter
 
 #: Manifest kind -> (adapter kind, streams?, protocol kind).
 KINDS: dict[str, tuple[str, bool, str]] = {
@@ -37,12 +38,61 @@ ECOSYSTEMS = ("pypi", "npm", "none")
 _NAME = re.compile(r"^[a-z0-9][a-z0-9.-]*$")
 _TOP_KEYS = {"name", "title", "kind", "entry", "program", "features", "context",
              "fixed_context", "heavy", "model_of", "restrictions", "timeout_s", "package",
-             "token_aligned", "observed"}
+             "token_aligned", "observed", "delimiters"}
 _PACKAGE_KEYS = {"ecosystem", "name", "version", "no_deps", "extra", "env"}
+_DELIMITER_KEYS = {"pairs", "markers", "form"}
+#: how a package takes a caller's pair: any two texts, or a tag name N it writes as <N>, </N>
+DELIMITER_FORMS = ("text", "<NAME>")
 
 
 class ManifestError(Exception):
     """A manifest that cannot be used (a usage error)."""
+
+
+@dataclass(frozen=True)
+class DelimiterLimits:
+    """What of SPEC R-CUSTOM-1's `delimiters` a package's users can configure.
+
+    Real scrubbers take one pair (pydantic-ai `thinking_tags`), or only a tag name
+    (AI SDK 6 `tagName`), and no markers. A stream whose caller delimiters the package
+    cannot be configured with is UNSUPPORTED for it, never run with part of them: a
+    dropped pair would be judged as the package's leak.
+    """
+
+    pairs: int | None = None  # most pairs at once; None: any number
+    markers: int | None = None  # most markers at once; None: any number
+    form: str = "text"  # one of DELIMITER_FORMS
+
+    def refusal(self, delimiters: tuple[CustomDelimiter, ...]) -> str | None:
+        """Why `delimiters` cannot be configured in the package, or None when they can."""
+        pairs = [d for d in delimiters if not d.marker]
+        markers = len(delimiters) - len(pairs)
+        if self.pairs is not None and len(pairs) > self.pairs:
+            return (f"its users can configure {_limit(self.pairs, 'pair')}, this stream's "
+                    f"delimiters have {len(pairs)}")
+        if self.markers is not None and markers > self.markers:
+            return (f"its users can configure {_limit(self.markers, 'marker')}, this stream's "
+                    f"delimiters have {markers}")
+        if self.form == "<NAME>":
+            for pair in pairs:
+                name = pair.open[1:-1]
+                if not (pair.open == f"<{name}>" and pair.close == f"</{name}>" and name):
+                    return (f"it takes a tag name N and matches <N> and </N>; the pair "
+                            f"{pair.open!r} {pair.close!r} is not of that form")
+        return None
+
+    def describe(self) -> str:
+        parts = [_limit(limit, noun) for limit, noun in ((self.pairs, "pair"),
+                                                           (self.markers, "marker"))
+                 if limit is not None]
+        if self.form == "<NAME>":
+            parts.append("pairs of the form <N> and </N> only (it takes a tag name)")
+        return ", ".join(parts)
+
+
+def _limit(most: int, noun: str) -> str:
+    """'no markers', 'at most 1 pair', 'at most 2 pairs'."""
+    return f"at most {most} {noun}{'' if most == 1 else 's'}" if most else f"no {noun}s"
 
 
 @dataclass(frozen=True)
@@ -98,6 +148,7 @@ class Manifest:
     timeout_s: float = 20.0  # per request
     folder: Path = field(default=Path("."))
     observed: tuple[Observation, ...] = ()  # behaviours seen in the field ([[observed]])
+    delimiters: DelimiterLimits = DelimiterLimits()  # what of `delimiters` it can take
 
     @property
     def adapter_kind(self) -> str:
@@ -115,18 +166,47 @@ class Manifest:
     def language(self) -> str:
         return "node" if self.program.suffix in (".mjs", ".js") else "python"
 
+    def refusal(self, context: Context) -> str | None:
+        """Why this peer cannot be run on a stream with `context` as its users run it (a
+        fixed mode it always runs in, caller delimiters it cannot be configured with), or
+        None. Keys the manifest does not declare are the adapter's question."""
+        given = context.as_kwargs()
+        for key, value in self.fixed_context:
+            if not _same(given[key], value):
+                return (f"runs only with {key}={value!r} (a fixed mode of this parser), "
+                        f"this stream has {key}={_shown(given[key])!r}")
+        if context.delimiters and "delimiters" in self.context:
+            reason = self.delimiters.refusal(context.delimiters)
+            if reason:
+                return f"cannot be given these caller delimiters: {reason}"
+        return None
+
     def all_restrictions(self) -> list[str]:
         """Every way this peer is not run like the reference, in words."""
         notes = list(self.restrictions)
         for key, value in self.fixed_context:
             notes.append(f"runs only with {key}={json.dumps(value)} (a fixed mode); streams "
                          "with another value are UNSUPPORTED")
+        limits = self.delimiters.describe() if "delimiters" in self.context else ""
+        if limits:
+            notes.append(f"caller delimiters: {limits}; other configurations are UNSUPPORTED")
         if self.token_aligned:
             notes.append("token-aligned: run only on chunkings and truncation cuts that keep "
                          "every tag whole inside one delta; the others are counted as not run")
         if self.model_of:
             notes.insert(0, f"a model of {self.model_of}, not released code")
         return notes
+
+
+def _same(given: object, fixed: object) -> bool:
+    """A fixed mode holds: lists (features) compare as sets, TOML gives lists."""
+    if isinstance(fixed, list):
+        return isinstance(given, list | tuple) and set(given) == set(fixed)
+    return given == fixed
+
+
+def _shown(value: object) -> object:
+    return list(value) if isinstance(value, tuple) else value
 
 
 def shipped_dir() -> Path:
@@ -208,6 +288,9 @@ def _validate(data: dict, path: Path) -> Manifest:
     fixed = data.get("fixed_context", {})
     if not isinstance(fixed, dict) or any(k not in CONTEXT_KEYS for k in fixed):
         raise _fail(path, "fixed_context must be a table of context keys")
+    bad = [f for f in fixed.get("features", []) if f not in features]
+    if bad:
+        raise _fail(path, f"fixed_context features {', '.join(bad)} not in features")
     timeout = data.get("timeout_s", 20.0)
     if not isinstance(timeout, int | float) or timeout <= 0:
         raise _fail(path, "timeout_s must be a positive number")
@@ -219,7 +302,31 @@ def _validate(data: dict, path: Path) -> Manifest:
         model_of=data.get("model_of"), restrictions=_str_list(data, "restrictions", path),
         token_aligned=bool(data.get("token_aligned", False)),
         timeout_s=float(timeout), folder=path.parent, observed=_observed(data, path),
+        delimiters=_delimiter_limits(data.get("delimiters"), context, path),
     )
+
+
+def _delimiter_limits(raw: object, context: tuple[str, ...], path: Path) -> DelimiterLimits:
+    """The [delimiters] table: what of the `delimiters` context the package can take."""
+    if raw is None:
+        return DelimiterLimits()
+    if not isinstance(raw, dict):
+        raise _fail(path, "[delimiters] must be a table")
+    if "delimiters" not in context:
+        raise _fail(path, "[delimiters] limits a context the manifest does not take: add "
+                    "\"delimiters\" to context")
+    unknown = set(raw) - _DELIMITER_KEYS
+    if unknown:
+        raise _fail(path, f"[delimiters]: unknown key(s) {', '.join(sorted(unknown))}")
+    for key in ("pairs", "markers"):
+        value = raw.get(key)
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool)
+                                  or value < 0):
+            raise _fail(path, f"[delimiters] {key} must be a whole number >= 0")
+    form = raw.get("form", "text")
+    if form not in DELIMITER_FORMS:
+        raise _fail(path, f"[delimiters] form {form!r}: choose from {', '.join(DELIMITER_FORMS)}")
+    return DelimiterLimits(raw.get("pairs"), raw.get("markers"), form)
 
 
 def _observed(data: dict, path: Path) -> tuple[Observation, ...]:
