@@ -14,15 +14,27 @@ from scrubcheck.model import Context
 from scrubcheck.peers import find_manifest, read_marker
 
 
-def _peer(name: str):
-    manifest = find_manifest(name)
-    if read_marker(manifest.package) is None:
-        pytest.skip(f"peer {name} is not installed (scrubcheck peers install {name})")
-    return load_adapter(f"peer:{name}")
+@pytest.fixture
+def peer():
+    """Load a shipped peer by name (skipping, with the install command, when it is not
+    installed); every peer process started is stopped at teardown, also on failure."""
+    opened = []
+
+    def load(name: str):
+        manifest = find_manifest(name)
+        if read_marker(manifest.package) is None:
+            pytest.skip(f"peer {name} is not installed (scrubcheck peers install {name})")
+        adapter = load_adapter(f"peer:{name}")
+        opened.append(adapter)
+        return adapter
+
+    yield load
+    for adapter in opened:
+        adapter.close()
 
 
-def test_hermes_stream_leaks_mid_line_blocks_only_with_small_deltas():
-    adapter = _peer("hermes-stream")
+def test_hermes_stream_leaks_mid_line_blocks_only_with_small_deltas(peer):
+    adapter = peer("hermes-stream")
     text = "a<think>s1</think>b<think>s2</think>c"
     assert run_stream(adapter, Context(), [text]).output == "abc"
     leaked = run_stream(adapter, Context(), list(text)).output
@@ -30,21 +42,105 @@ def test_hermes_stream_leaks_mid_line_blocks_only_with_small_deltas():
     assert adapter.installed_version == "0.19.0"
 
 
-def test_ai_sdk_6_inserts_a_newline_and_drops_a_held_partial_tag():
-    adapter = _peer("ai6-stream")
+def test_ai_sdk_6_inserts_a_newline_and_drops_a_held_partial_tag(peer):
+    adapter = peer("ai6-stream")
     trace = run_stream(adapter, Context(), ["Step 1", "<think>", "check", "</think>", "; step 2"])
     assert trace.output == "Step 1\n; step 2" and trace.reasoning == "check"
     assert run_stream(adapter, Context(), ["Hi <thi"]).output == "Hi "
 
 
-def test_sglang_qwen3_stream_leaks_a_split_open_tag():
-    adapter = _peer("sglang-qwen3-stream")
+def test_sglang_qwen3_stream_leaks_a_split_open_tag(peer):
+    adapter = peer("sglang-qwen3-stream")
     output = run_stream(adapter, Context(), ["Hi <thi", "nk>secret</think>answer"]).output
     assert "secret" in output
 
 
-def test_bedrock_r1_runs_only_in_its_fixed_mode():
-    adapter = _peer("litellm-bedrock-r1-stream")
+def test_bedrock_r1_runs_only_in_its_fixed_mode(peer):
+    adapter = peer("litellm-bedrock-r1-stream")
     assert "fixed mode" in adapter.unsupported_reason(Context())
     trace = run_stream(adapter, Context(starts_in_reasoning=True), ["plan", "</think>", "Yes."])
     assert trace.output == "Yes." and trace.reasoning == "plan"
+
+
+# --- SPEC 1.2 contexts, passed through as each package's users configure them -----------
+
+REFLECT = Context(delimiters=[{"open": "<reflect>", "close": "</reflect>"}])
+BRACKETS = Context(delimiters=[{"open": "[[r]]", "close": "[[/r]]"}])
+
+
+@pytest.mark.parametrize("name, context, deltas", [
+    # pydantic-ai's streamed path sees a tag only as a whole delta (its observed behaviour)
+    ("pydantic-ai-stream", REFLECT, ["Sure. ", "<reflect>", "plan it", "</reflect>", "Here."]),
+    ("pydantic-ai-batch", REFLECT, ["Sure. <reflect>plan", " it</reflect>Here."]),
+    ("ai6-stream", REFLECT, ["Sure. <reflect>plan", " it</reflect>Here."]),
+    ("ai6-generate", REFLECT, ["Sure. <reflect>plan", " it</reflect>Here."]),
+    ("ai7-stream", BRACKETS, ["Sure. [[r]]plan", " it[[/r]]Here."]),
+    ("ai7-generate", BRACKETS, ["Sure. [[r]]plan", " it[[/r]]Here."]),
+])
+def test_a_caller_pair_reaches_the_package(peer, name, context, deltas):
+    """The caller's pair is configured in the package: without the context the same
+    stream shows the block, with it the block goes to the reasoning channel."""
+    adapter = peer(name)
+    assert adapter.unsupported_reason(context) is None
+    plain = run_stream(adapter, Context(), deltas).output
+    assert "plan it" in plain
+    trace = run_stream(adapter, context, deltas)
+    assert trace.error is None
+    assert "plan it" not in trace.output and trace.reasoning == "plan it"
+    assert trace.output.startswith("Sure.") and trace.output.endswith("Here.")
+
+
+def test_ai_sdk_6_takes_only_a_tag_name(peer):
+    adapter = peer("ai6-stream")
+    assert "not of that form" in adapter.unsupported_reason(BRACKETS)
+
+
+def test_ai_sdk_7_stream_holds_back_only_the_shortest_partial_open(peer):
+    """Its observed behaviour: '{{' ends a delta, only the second '{' is held."""
+    adapter = peer("ai7-stream")
+    context = Context(delimiters=[{"open": "{{.*}}", "close": "{{/.*}}"}])
+    assert "secret" not in run_stream(adapter, context, ["x {{.*}}secret{{/.*}} y"]).output
+    assert "secret" in run_stream(adapter, context, ["x {{", ".*}}secret{{/.*}} y"]).output
+
+
+@pytest.mark.parametrize("name", ["sglang-qwen3-stream", "sglang-qwen3-batch"])
+def test_sglang_may_skip_is_force_nonempty_content(peer, name):
+    """may_skip_reasoning reaches SGLang as chat_template_kwargs force_nonempty_content:
+    a pre-filled stream that never closed becomes the answer (strict without it), and,
+    as observed, also when it was cut by length."""
+    adapter = peer(name)
+    deltas = ["The capital ", "is Paris."]
+    strict = Context(starts_in_reasoning=True)
+    assert run_stream(adapter, strict, deltas).output == ""
+    for finish in ("stop", "length"):
+        skip = Context(starts_in_reasoning=True, may_skip_reasoning=True, finish_reason=finish)
+        assert adapter.unsupported_reason(skip) is None
+        assert run_stream(adapter, skip, deltas).output == "The capital is Paris."
+
+
+@pytest.mark.parametrize("name, feature, deltas, answer", [
+    ("sglang-gpt-oss-stream", "harmony",
+     ["<|channel|>analysis<|message|>plan it<|end|>",
+      "<|start|>assistant<|channel|>final<|message|>Hi there.<|return|>"], "Hi there."),
+    ("sglang-kimi-k3-stream", "kimi-xtml",
+     ["<|open|>think<|sep|>plan it<|close|>think<|sep|>",
+      "<|open|>response<|sep|>Hi there.<|close|>response<|sep|>"], "Hi there."),
+    ("sglang-gemma4-stream", "gemma-channel",
+     ["<|channel>thought\nplan it<channel|>", "Hi there."], "Hi there."),
+    ("sglang-apertus-batch", "apertus",
+     ["<|inner_prefix|>plan it<|inner_suffix|>", "Hi there."], "Hi there."),
+])
+def test_sglang_format_parsers_split_their_own_format_only(peer, name, feature, deltas, answer):
+    adapter = peer(name)
+    assert "runs only with features" in adapter.unsupported_reason(Context())
+    trace = run_stream(adapter, Context(features=(feature,)), deltas)
+    assert trace.output == answer and trace.reasoning == "plan it"
+
+
+def test_sglang_gpt_oss_shows_a_tool_call_whole(peer):
+    """Its observed behaviour (the raw text is kept for a tool-call parser)."""
+    adapter = peer("sglang-gpt-oss-batch")
+    call = ("<|start|>assistant<|channel|>commentary to=functions.web_search "
+            '<|constrain|>json<|message|>{"query": "news"}<|call|>')
+    output = run_stream(adapter, Context(features=("harmony",)), [call]).output
+    assert "to=functions.web_search" in output and '"news"' in output

@@ -1,4 +1,4 @@
-"""Shared by the four SGLang peers: import SGLang's reasoning parser without its engine.
+"""Shared by the SGLang peers: import SGLang's reasoning parser without its engine.
 
 SGLang's package __init__ files import torch, triton and numpy-heavy engine
 code; the reasoning parser itself needs none of it. Empty package modules for
@@ -6,6 +6,14 @@ code; the reasoning parser itself needs none of it. Empty package modules for
 files (their submodules still load from the installed package), then the real
 ReasoningParser is imported. Runs inside the peer's environment (stdlib only
 here; SGLang from the environment).
+
+The parser is built as SGLang's chat server builds it per request
+(serving_chat.py): `force_reasoning` from the template's pre-fill
+(`starts_in_reasoning`), and the request's `chat_template_kwargs`, where a
+caller who knows the model may answer without reasoning sets
+`force_nonempty_content` (sglang#20284) -- the context's `may_skip_reasoning`.
+The server flushes the parser (parse_stream_end) when the last chunk carries a
+finish reason; the parser never reads which one, so neither does this adapter.
 """
 
 import os
@@ -23,13 +31,21 @@ def _stand_in_packages() -> None:
         sys.modules[name] = module
 
 
+class Request:
+    """What ReasoningParser reads of a chat request: its chat_template_kwargs."""
+
+    def __init__(self, context: dict) -> None:
+        self.chat_template_kwargs = (
+            {"force_nonempty_content": True} if context.get("may_skip_reasoning") else {})
+
+
 def serve_parser(model_type: str, streaming: bool) -> None:
     """Serve ReasoningParser(model_type) as a streaming or a batch splitter."""
     _stand_in_packages()
     from sglang.srt.parser.reasoning_parser import ReasoningParser
 
     def make(context: dict) -> ReasoningParser:
-        kwargs = {"stream_reasoning": True}
+        kwargs = {"stream_reasoning": True, "request": Request(context)}
         if model_type != "deepseek-r1":  # that detector always starts in reasoning
             kwargs["force_reasoning"] = bool(context.get("starts_in_reasoning"))
         return ReasoningParser(model_type, **kwargs)

@@ -1,0 +1,9 @@
+"""SGLang's apertus2509 reasoning parser, streamed (see sglang_peer.py)."""
+
+import os
+import sys
+
+sys.path.insert(0, os.environ["SCRUBCHECK_PEERLOOP_DIR"])
+from sglang_peer import serve_parser  # noqa: E402
+
+serve_parser("apertus2509", streaming=True)
