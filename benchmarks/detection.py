@@ -117,7 +117,7 @@ def wanted_rules(case: BrokenCase) -> set[str]:
 def hunt_detection(case: BrokenCase, seconds: float, seed: int) -> Detection:
     wanted = wanted_rules(case)
     result = hunt(case.spec, HuntSettings(seconds=seconds, seed=seed, database="memory",
-                                          linear="R-ROBUST-2" in wanted, example_timeout=5.0,
+                                          linear="R-ROBUST-2" in wanted, timeout=5.0,
                                           stop=lambda f: f.rule in wanted))
     hits = [f.elapsed for f in result.findings if f.rule in wanted]
     return Detection(bool(hits), min(hits) if hits else None,
@@ -127,7 +127,7 @@ def hunt_detection(case: BrokenCase, seconds: float, seed: int) -> Detection:
 def fuzz_detection(case: BrokenCase, seconds: float, seed: int) -> Detection:
     wanted = wanted_rules(case)
     with tempfile.TemporaryDirectory() as work:
-        options = FuzzSettings(seconds=seconds, seed=seed, work_dir=Path(work), input_timeout=5,
+        options = FuzzSettings(seconds=seconds, seed=seed, work_dir=Path(work), timeout=5,
                                linear="R-ROBUST-2" in wanted, stop=lambda f: f.rule in wanted)
         result = fuzz(case.spec, options)
     hits = [f.elapsed for f in result.findings if f.rule in wanted]
