@@ -28,7 +28,9 @@ class Feature:
     `pairs`: (open, closes) — a block opened by `open` ends at any of `closes`.
     `ends`: closes with no open of their own (harmony: they end a hidden message).
     `header`: the pairs are message headers whose text decides what follows
-    (SPEC R-HARMONY-1/2). `source`: the public format description.
+    (SPEC R-HARMONY-1/2). `source`: the public format description. `sample`: one
+    reasoning section and answer in the format as a model sends it, for measurements
+    that need realistic text (R-ROBUST-2); formats of plain pairs derive theirs.
     """
 
     name: str
@@ -38,6 +40,7 @@ class Feature:
     source: str = ""
     ends: tuple[str, ...] = ()
     header: bool = False
+    sample: str = ""
 
 
 def _pair(open_text: str, *closes: str) -> tuple[str, tuple[str, ...]]:
@@ -74,6 +77,9 @@ FEATURES: dict[str, Feature] = {
             source="https://github.com/openai/harmony/blob/main/docs/format.md",
             ends=("<|end|>", "<|call|>", "<|return|>"),
             header=True,
+            sample="<|channel|>analysis<|message|>Check the dates first, then keep it short."
+                   "<|end|><|start|>assistant<|channel|>final<|message|>The meeting moved to "
+                   "Tuesday. ",
         ),
         Feature(
             "gemma-channel",
@@ -81,6 +87,7 @@ FEATURES: dict[str, Feature] = {
              _pair("<|tool_response>", "<tool_response|>")),
             ("<turn|>",),
             description="Gemma 4 thought channel (glued or with a newline), tool calls and results",
+            sample="<|channel>thought\nCheck the dates first.<channel|>The meeting moved. ",
             source="https://github.com/vllm-project/vllm/blob/main/vllm/reasoning/gemma4_utils.py",
         ),
         Feature(
@@ -89,6 +96,8 @@ FEATURES: dict[str, Feature] = {
              _pair("<|open|>tools", "<|close|>tools")),
             ("<|sep|>", "<|close|>response", "<|close|>message", "<|end_of_msg|>"),
             description="Kimi-K3 XTML channels; <|sep|> is a marker, so an elided one is no leak",
+            sample="<|open|>think<|sep|>Check the dates first.<|close|>think<|sep|>"
+                   "<|open|>response<|sep|>The meeting moved.<|close|>response<|sep|> ",
             source="https://github.com/vllm-project/vllm/blob/main/vllm/reasoning/"
                    "kimi_k3_reasoning_parser.py",
         ),
@@ -98,6 +107,7 @@ FEATURES: dict[str, Feature] = {
              _pair("<|tools_prefix|>", "<|tools_suffix|>")),
             ("<|assistant_end|>",),
             description="Apertus inner (deliberation) section and tool calls",
+            sample="<|inner_prefix|>Check the dates first.<|inner_suffix|>The meeting moved. ",
             source="https://github.com/swiss-ai/apertus_format/blob/main/docs/format.md",
         ),
         Feature(
@@ -105,6 +115,8 @@ FEATURES: dict[str, Feature] = {
             (_pair("<|think|>", "<|end|>"), _pair("<|tool_calls|>", "<|calls|>")),
             ("<|begin|>assistant", "<|content|>", "<|flush|>"),
             description="Upstage Solar Open think turn, tool calls and turn markers",
+            sample="<|think|>Check the dates first.<|end|><|begin|>assistant<|content|>"
+                   "The meeting moved. ",
             source="https://github.com/vllm-project/vllm/blob/main/vllm/reasoning/"
                    "solar_open_reasoning_parser.py",
         ),
@@ -116,6 +128,17 @@ FEATURES: dict[str, Feature] = {
         ),
     )
 }
+
+def feature_sample(feature: Feature) -> str:
+    """Realistic text in `feature`'s format: its own sample, else a block in each pair
+    and each marker once, with answer text around them."""
+    if feature.sample:
+        return feature.sample
+    parts = [f"{open_text}Check the dates first.{closes[0]} "
+             for open_text, closes in feature.pairs]
+    parts += [f"{marker}The meeting moved. " for marker in feature.markers]
+    return "".join(parts)
+
 
 #: the names harmony's tags carry (SPEC R-HARMONY-1): headers, and the hidden messages
 HARMONY_HEADER, HARMONY_MESSAGE = "harmony:header", "harmony:message"

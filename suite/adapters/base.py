@@ -35,6 +35,8 @@ class BatchRun:
     flushed: bool = False
     #: (call, step, summary, traceback) of the exception that stopped the stream, if any
     error: tuple[str, int | None, str, str] | None = None
+    #: a splitter's reasoning channel per call (filled for prefetched runs, `take_ahead`)
+    reasoning: list[str] = field(default_factory=list)
 
 
 class Adapter(ABC):
@@ -75,9 +77,29 @@ class Adapter(ABC):
             self.supported_features,
         )
 
+    def measurement_context(self) -> Context:
+        """The context of a stream this scrubber is really used on, for measurements
+        made outside the corpus (R-ROBUST-2): the defaults, unless it runs in a fixed mode."""
+        return Context()
+
     def context_kwargs(self, context: Context, accepted: frozenset[str]) -> dict[str, object]:
         """The context keyword arguments a callable accepting `accepted` gets."""
         return {k: v for k, v in context.as_kwargs().items() if k in accepted}
+
+    @property
+    def prefetches(self) -> bool:
+        """Whether `prefetch` does anything (worth building streams ahead for)."""
+        return False
+
+    def prefetch(self, context: Context, streams: list[tuple[str, ...]]) -> None:
+        """Run these fresh, flushed streams ahead of time, if that is cheaper together
+        (a peer: many streams per round trip); `take_ahead` then hands each one out.
+        Default: nothing (each stream runs when asked)."""
+        return None
+
+    def take_ahead(self, context: Context, deltas: tuple[str, ...]) -> BatchRun | None:
+        """The prefetched run of this fresh stream, once, or None."""
+        return None
 
     @abstractmethod
     def open(self, context: Context) -> Session:

@@ -13,6 +13,7 @@ peer costs a few failed requests per run, not one per stream.
 from __future__ import annotations
 
 import itertools
+import json
 import os
 
 from scrubcheck.adapters.base import Adapter, BatchRun
@@ -24,6 +25,9 @@ PREFIX = "peer:"
 #: many times the peer's timeout_s, or its budget (the peer stops there) plus timeout_s.
 TIME_TIMEOUT_FACTOR = 6
 _ids = itertools.count(1)
+#: A `streams` request carries at most this many streams and characters.
+AHEAD_STREAMS = 64
+AHEAD_CHARS = 1 << 20
 
 
 class _Foreign:
@@ -52,6 +56,14 @@ def decode(value: object) -> object:
         name = "object"
     cls = _FOREIGN_TYPES.setdefault(name, type(name, (_Foreign,), {}))
     return cls(str(info.get("repr", "")), str(info.get("text", "")))
+
+
+def batch_run(run: dict, flush: bool) -> BatchRun:
+    """One `{returns, reasoning, raised}` answer of the protocol as a BatchRun."""
+    returns = [decode(v) for v in run.get("returns") or ()]
+    error = raised_error(run["raised"]) if run.get("raised") else None
+    reasoning = [r for r in run.get("reasoning") or () if isinstance(r, str)]
+    return BatchRun(returns, flushed=flush and error is None, error=error, reasoning=reasoning)
 
 
 def raised_error(raised: dict) -> tuple[str, int | None, str, str]:
@@ -92,11 +104,9 @@ class PeerSession:
                 request, self.adapter.manifest.timeout_s + allowance, timeout_from)
         except PeerFailureError as exc:
             return BatchRun(error=("peer", None, exc.describe(), exc.describe()))
-        run = (response.get("runs") or [{}])[0]
-        self.reasoning.extend(r for r in run.get("reasoning") or () if isinstance(r, str))
-        returns = [decode(v) for v in run.get("returns") or ()]
-        error = raised_error(run["raised"]) if run.get("raised") else None
-        return BatchRun(returns, flushed=flush and error is None, error=error)
+        run = batch_run((response.get("runs") or [{}])[0], flush)
+        self.reasoning.extend(run.reasoning)
+        return run
 
     # -- per-delta mode, for callers that feed by hand ------------------------------
     def _single(self, op: str, **fields: object) -> object:
@@ -173,6 +183,8 @@ class PeerAdapter(Adapter):
         self.breaker = Breaker(self.manifest.name)
         self.closing: list[str] = []
         self.hello: dict = {}
+        #: prefetched runs of fresh streams, by (wire context, deltas), taken once each
+        self.ahead: dict[tuple[str, tuple[str, ...]], BatchRun] = {}
         try:  # fail fast, with the peer's stderr, if its environment is broken
             self.request({"op": "hello"})
         except PeerFailureError as exc:
@@ -186,6 +198,12 @@ class PeerAdapter(Adapter):
     def wire_context(self, context: Context) -> dict:
         """The context as the protocol sends it (fixed modes already hold)."""
         return {**context.as_kwargs(), "features": list(context.features)}
+
+    def measurement_context(self) -> Context:
+        """A peer fixed to one mode (a format's parser, a pre-filled template) is measured
+        in that mode: timing a harmony parser on `<think>` text times a stream it never
+        meets in use."""
+        return self.manifest.fixed_mode()
 
     def unsupported_reason(self, context: Context, text: str = "") -> str | None:
         reason = self.manifest.refusal(context)
@@ -243,6 +261,56 @@ class PeerAdapter(Adapter):
     def open(self, context: Context) -> PeerSession:
         return PeerSession(self, context)
 
+    # -- many streams per round trip -------------------------------------------------
+    @property
+    def prefetches(self) -> bool:
+        return "streams" in (self.hello.get("ops") or ())
+
+    def prefetch(self, context: Context, streams: list[tuple[str, ...]]) -> None:
+        """Run `streams` (fresh, flushed) ahead, up to AHEAD_STREAMS per `streams` request,
+        when the peer's hello offers that op: a round trip costs more than the peer's work
+        on a short stream. Anything still waiting from an earlier prefetch is dropped.
+
+        Only an optimisation: nothing is prefetched when the peer does not offer it, is
+        not running, or has been stopped by the breaker, and a request that fails (dies,
+        hangs, garbage) just ends the prefetch, outside the breaker's counts. Its streams
+        then run one by one, and the one that fails is reported by itself."""
+        from scrubcheck.peers.process import PeerFailure
+
+        self.ahead.clear()
+        if not streams or self.breaker.given_up() is not None:
+            return
+        if not self.process.alive():  # a fresh worker's peer: start it (and read its hello)
+            try:
+                self.request({"op": "hello"})
+            except PeerFailureError:
+                return
+        if "streams" not in (self.hello.get("ops") or ()):
+            return
+        wire = self.wire_context(context)
+        key = json.dumps(wire, sort_keys=True)
+        for group in _groups(streams):
+            allowance = sum(len(d) * 0.002 + sum(map(len, d)) * 1e-6 for d in group)
+            try:
+                response = self.process.request(
+                    {"op": "streams", "context": wire, "streams": [list(d) for d in group]},
+                    self.manifest.timeout_s + allowance,
+                    f"the peer's timeout_s plus {allowance:.2g} s for {len(group)} streams")
+            except PeerFailure:
+                self.ahead.clear()
+                return
+            runs = response.get("runs") or []
+            if len(runs) != len(group):
+                return
+            for deltas, run in zip(group, runs, strict=True):
+                self.ahead[(key, deltas)] = batch_run(run, True)
+
+    def take_ahead(self, context: Context, deltas: tuple[str, ...]) -> BatchRun | None:
+        if not self.ahead:
+            return None
+        key = (json.dumps(self.wire_context(context), sort_keys=True), deltas)
+        return self.ahead.pop(key, None)
+
     def close(self) -> None:
         """Stop the peer; a later request starts it again, as a new run (fresh counts)."""
         self.process.stop()
@@ -259,3 +327,18 @@ class PeerFailureError(Exception):
 
     def describe(self) -> str:
         return self.failure.describe()
+
+
+def _groups(streams: list[tuple[str, ...]]):  # type: ignore[no-untyped-def]
+    """Consecutive groups of at most AHEAD_STREAMS streams and about AHEAD_CHARS characters."""
+    group: list[tuple[str, ...]] = []
+    size = 0
+    for deltas in streams:
+        length = sum(map(len, deltas))
+        if group and (len(group) >= AHEAD_STREAMS or size + length > AHEAD_CHARS):
+            yield group
+            group, size = [], 0
+        group.append(deltas)
+        size += length
+    if group:
+        yield group

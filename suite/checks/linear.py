@@ -25,6 +25,7 @@ from scrubcheck.adapters import Adapter
 from scrubcheck.checks.findings import Finding
 from scrubcheck.model import Context
 from scrubcheck.option_names import COMMAND_LINE, OptionNames
+from scrubcheck.vocabulary import FEATURES, feature_sample
 
 GROWTH = 8
 LIMIT = GROWTH * 1.5
@@ -58,9 +59,11 @@ _PIECES = (
 )
 
 
-def realistic_stream(length: int) -> str:
-    """Deterministic answer text of `length` characters with blocks, code and prose."""
-    unit = "".join(_PIECES)
+def realistic_stream(length: int, context: Context | None = None) -> str:
+    """Deterministic answer text of `length` characters with blocks, code and prose, and a
+    section in the format of each feature the `context` enables."""
+    features = context.features if context is not None else ()
+    unit = "".join(_PIECES) + "".join(feature_sample(FEATURES[f]) for f in features)
     return (unit * (length // len(unit) + 1))[:length]
 
 
@@ -105,7 +108,7 @@ def time_stream(
     """
     clock = clock or _Clock()
     clock.check()
-    session = adapter.open(Context())
+    session = adapter.open(adapter.measurement_context())
     timed = getattr(session, "time_stream", None)  # a peer times itself, not the pipe
     if timed is not None:
         wall = clock.left()
@@ -157,10 +160,11 @@ def _ratio(adapter: Adapter, size: int, clock: _Clock, share: float) -> _SizeRes
     moment whole. `share` is the wall-clock time this call may plan to use.
     """
     began = time.monotonic()
+    context = adapter.measurement_context()
     n, direction = START_N, 0
     while True:  # grow n until measurable; shrink it (a slow scrubber) until a round fits
         wall = time.monotonic()
-        first = time_stream(adapter, realistic_stream(n), size, clock=clock)
+        first = time_stream(adapter, realistic_stream(n, context), size, clock=clock)
         wall = time.monotonic() - wall
         if first < MIN_SECONDS and n < MAX_N and direction >= 0:
             n, direction = n * 2, 1
@@ -175,7 +179,7 @@ def _ratio(adapter: Adapter, size: int, clock: _Clock, share: float) -> _SizeRes
         if round_s > clock.left():
             raise _OutOfTime(round_s)
         rounds = 1  # over this size's share, but the budget still holds one round
-    short_text, long_text = realistic_stream(n), realistic_stream(n * GROWTH)
+    short_text, long_text = realistic_stream(n, context), realistic_stream(n * GROWTH, context)
     longs, shorts = [], []
     for _ in range(rounds):  # interleaved, so a busy spell hits both sides alike
         try:

@@ -166,6 +166,13 @@ class Manifest:
     def language(self) -> str:
         return "node" if self.program.suffix in (".mjs", ".js") else "python"
 
+    def fixed_mode(self) -> Context:
+        """The context of the mode the peer always runs in (the defaults where it has none)."""
+        fixed = dict(self.fixed_context)
+        if "features" in fixed:
+            fixed["features"] = tuple(fixed["features"])  # type: ignore[arg-type]
+        return Context(**fixed)  # type: ignore[arg-type]
+
     def refusal(self, context: Context) -> str | None:
         """Why this peer cannot be run on a stream with `context` as its users run it (a
         fixed mode it always runs in, caller delimiters it cannot be configured with), or
