@@ -7,16 +7,18 @@ The scrubber-wide linear-time check (R-ROBUST-2) is a test of its own,
 `scrubcheck::scrubber::linear-time`.
 
 The scrubber is imported in the pytest process (so that a bad spec fails
-collection with one line) but never run there: results come from the worker
-processes of `scrubcheck run` (see `plugin_runs`), so a scrubber that hangs,
-crashes, exits or floods stdout fails its own test (TIMEOUT or ERROR, with the
-reason, its captured output and the replay command) and the session still ends
-with its summary.
+collection with one line) only after a child process survived importing it
+(`runner.preflight`: a module that hangs or crashes at import fails collection
+instead of pytest, and what it prints then stays off the console), and it is
+never run there: results come from the worker processes of `scrubcheck run`
+(see `plugin_runs`), so a scrubber that hangs, crashes, exits or floods stdout
+fails its own test (TIMEOUT or ERROR, with the reason, its captured output and
+the replay command) and the session still ends with its summary.
 
 This module is loaded by every pytest run on a machine where scrubcheck is
-installed, so it imports nothing beyond pytest and the standard library until
-`--scrubber` is given: the runner, the corpus loader, yaml and jsonschema are
-imported inside the functions that need them.
+installed, so it imports nothing beyond pytest, the standard library and the
+small `option_names` until `--scrubber` is given: the runner, the corpus loader,
+yaml and jsonschema are imported inside the functions that need them.
 """
 
 from __future__ import annotations
@@ -192,15 +194,18 @@ class Corpus(pytest.Collector):
             yield Area.from_parent(self, name=area, scenarios=members)
 
     def _state(self, corpus_paths: list[str]) -> _State:
-        from scrubcheck.adapters import load_adapter
+        from scrubcheck.adapters import AdapterError
         from scrubcheck.plugin_runs import IsolatedRuns
-        from scrubcheck.runner import RunSettings
+        from scrubcheck.runner import RunSettings, load_scrubber
 
         config = self.config
         spec = config.getoption("scrubber")
-        try:
-            load_adapter(spec)  # fail collection now, with one clear line, as `run` does
-        except Exception as exc:  # any import or attribute error of the user's code
+        try:  # fail collection now, with one clear line, as `run` does (exit 2)
+            load_scrubber(spec, timeout_s=config.getoption("scrubcheck_timeout"),
+                          memory_limit=_memory_limit(config), options=OPTIONS)
+        except AdapterError as exc:  # a bad spec, or one that hangs or crashes on import
+            raise CollectionProblem(f"cannot load scrubber {spec!r}: {exc}") from exc
+        except Exception as exc:  # anything else: a bug of scrubcheck's, named as such
             raise CollectionProblem(f"cannot load scrubber {spec!r}: "
                                     f"{type(exc).__name__}: {exc}") from exc
         level = config.getoption("scrubcheck_level")

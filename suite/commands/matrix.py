@@ -18,14 +18,14 @@ import sys
 from contextlib import ExitStack
 from pathlib import Path
 
-from scrubcheck.adapters import AdapterError, load_adapter
+from scrubcheck.adapters import AdapterError
 from scrubcheck.commands.options import add_dask_options, add_shard_option, size_argument
 from scrubcheck.commands.run import slug
 from scrubcheck.corpus import load_corpus, select
 from scrubcheck.distributed.dask_runner import DaskError
 from scrubcheck.matrix import run_matrix, write_matrix
 from scrubcheck.peers import ManifestError, shipped_manifests
-from scrubcheck.runner import RunSettings
+from scrubcheck.runner import RunSettings, load_scrubber
 from scrubcheck.runner.settings import default_jobs
 
 NAME = "matrix"
@@ -98,8 +98,8 @@ def run(args: argparse.Namespace) -> int:
         return _usage(f"--scrubber {clash[0]}: its row name clashes with the reference or a "
                       "peer (the reference always runs; name peers with --peers)")
     for _, spec in scrubbers:
-        try:
-            load_adapter(spec)  # a mistyped spec is a usage error, not a row that failed
+        try:  # a mistyped spec, or one that hangs or crashes on import, is a usage error
+            load_scrubber(spec, timeout_s=args.timeout, memory_limit=args.memory_limit)
         except AdapterError as exc:
             return _usage(f"cannot load scrubber: {exc}")
     corpus = load_corpus(None)

@@ -33,7 +33,13 @@ from scrubcheck.corpus import load_corpus
 from scrubcheck.model import Scenario
 from scrubcheck.reports.text import delta_list, output_excerpt
 from scrubcheck.results import Outcome, ScenarioResult
-from scrubcheck.runner import LINEAR_ID, RunSettings, run_linear_check, run_scenario
+from scrubcheck.runner import (
+    LINEAR_ID,
+    RunSettings,
+    load_scrubber,
+    run_linear_check,
+    run_scenario,
+)
 from scrubcheck.runner.pool import Lost, Progress, Task, WorkerPool, name_memory_limit
 from scrubcheck.runner.scenario import stream_deltas
 from scrubcheck.runner.stepnote import StepNoting
@@ -89,7 +95,8 @@ def run(args: argparse.Namespace) -> int:
         hint = f"; did you mean: {', '.join(close)}" if close else ""
         return _usage(f"no scenario {args.id!r} in the corpus{hint}")
     try:
-        adapter = load_adapter(args.scrubber)
+        adapter = load_scrubber(args.scrubber, timeout_s=args.timeout,
+                                memory_limit=args.memory_limit)
     except AdapterError as exc:
         return _usage(f"cannot load scrubber: {exc}")
     if args.chunking and not _known_selector(scenario, args.chunking, args.seed):
@@ -158,7 +165,8 @@ def replay(
 def show_linear(args: argparse.Namespace) -> int:
     """The R-ROBUST-2 measurement for one scrubber, with its numbers."""
     try:
-        adapter = load_adapter(args.scrubber)
+        adapter = load_scrubber(args.scrubber, timeout_s=args.timeout,
+                                memory_limit=args.memory_limit)
     except AdapterError as exc:
         return _usage(f"cannot load scrubber: {exc}")
     print(f"linear-time check (R-ROBUST-2) of {adapter.spec} ({adapter.kind}), "

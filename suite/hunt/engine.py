@@ -23,14 +23,14 @@ from dataclasses import dataclass, field
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 from hypothesis import strategies as st
 
-from scrubcheck.adapters import Adapter, load_adapter
+from scrubcheck.adapters import Adapter
 from scrubcheck.checks.linear import LinearMeasurement
 from scrubcheck.corpus.shard import Shard
 from scrubcheck.generate import DrawChooser, Profile
 from scrubcheck.hunt.case import Case, build_case
 from scrubcheck.hunt.database import open_database
 from scrubcheck.hunt.finding import Finding
-from scrubcheck.hunt.sandbox import Sandbox
+from scrubcheck.hunt.sandbox import Sandbox, load_scrubber
 from scrubcheck.hunt.violation import PropertyFailure, Violation
 from scrubcheck.model import Context
 
@@ -230,7 +230,9 @@ def hunt(spec: str | Adapter, options: HuntSettings | None = None,
          on_finding: Callable[[Finding], None] | None = None) -> HuntResult:
     """Hunt `spec` (a scrubber spec or a loaded Adapter) for `options.seconds` seconds."""
     options = options or HuntSettings()
-    adapter = spec if isinstance(spec, Adapter) else load_adapter(spec)
-    against = load_adapter(options.against) if options.against else None
+    adapter = spec if isinstance(spec, Adapter) else \
+        load_scrubber(spec, options.timeout, options.memory_limit)
+    against = load_scrubber(options.against, options.timeout, options.memory_limit) \
+        if options.against else None
     with Sandbox(adapter, against, options.memory_limit) as sandbox:
         return _Hunt(adapter, against, options, on_finding, sandbox).run()

@@ -24,14 +24,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scrubcheck.adapters import Adapter, load_adapter
+from scrubcheck.adapters import Adapter
 from scrubcheck.checks.linear import LinearMeasurement
 from scrubcheck.generate import ListChooser
 from scrubcheck.hunt.case import Case, build_case
 from scrubcheck.hunt.database import cache_dir, slug
 from scrubcheck.hunt.finding import Finding
 from scrubcheck.hunt.fuzzinput import dictionary, encode_soup
-from scrubcheck.hunt.sandbox import Sandbox
+from scrubcheck.hunt.sandbox import Sandbox, load_scrubber
 from scrubcheck.hunt.shrink import shrink_choices, shrink_deltas
 from scrubcheck.hunt.target import FuzzTarget
 from scrubcheck.hunt.violation import Violation
@@ -357,7 +357,9 @@ def fuzz(spec: str | Adapter, options: FuzzSettings | None = None,
          on_finding: Callable[[Finding], None] | None = None) -> FuzzResult:
     """Fuzz `spec` for `options.seconds` seconds with `options.jobs` atheris processes."""
     options = options or FuzzSettings()
-    adapter = spec if isinstance(spec, Adapter) else load_adapter(spec)
-    against = load_adapter(options.against) if options.against else None
+    adapter = spec if isinstance(spec, Adapter) else \
+        load_scrubber(spec, options.timeout, options.memory_limit)
+    against = load_scrubber(options.against, options.timeout, options.memory_limit) \
+        if options.against else None
     with Sandbox(adapter, against, options.memory_limit) as sandbox:
         return _Fuzz(adapter, against, options, on_finding, sandbox).run()

@@ -51,6 +51,7 @@ from scrubcheck.hunt.case import Case
 from scrubcheck.hunt.properties import first_violation
 from scrubcheck.hunt.violation import Violation
 from scrubcheck.option_names import OptionNames
+from scrubcheck.runner import preflight
 from scrubcheck.runner.capture import OutputCapture
 from scrubcheck.runner.pool import exit_text, flush_io, isolate_worker, memory_note
 
@@ -58,6 +59,13 @@ from scrubcheck.runner.pool import exit_text, flush_io, isolate_worker, memory_n
 OPTIONS = OptionNames(skip_linear="--no-linear")
 OUTPUT_TAIL = 160  # characters of the scrubber's last output quoted in a finding
 _KILL_WAIT_S = 5.0
+
+
+def load_scrubber(spec: str, timeout_s: float, memory_limit: int | None) -> Adapter:
+    """A spec for the sandbox, loaded in this process only once a child survived loading
+    it (`runner.preflight`), its messages in hunt's and fuzz's option names."""
+    return preflight.load_scrubber(spec, timeout_s=timeout_s, memory_limit=memory_limit,
+                                   options=OPTIONS)
 
 
 class HarnessError(Exception):

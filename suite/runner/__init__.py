@@ -5,6 +5,7 @@
 """
 
 from scrubcheck.runner.corpus import LINEAR_ID, run_corpus, run_linear_check
+from scrubcheck.runner.preflight import load_scrubber
 from scrubcheck.runner.replay import replay_command
 from scrubcheck.runner.scenario import run_scenario
 from scrubcheck.runner.settings import RunSettings
@@ -12,6 +13,7 @@ from scrubcheck.runner.settings import RunSettings
 __all__ = [
     "LINEAR_ID",
     "RunSettings",
+    "load_scrubber",
     "replay_command",
     "run_corpus",
     "run_linear_check",

@@ -1,7 +1,8 @@
 """run_corpus: a whole run of one scrubber over many scenarios, in worker processes.
 
-The parent loads the adapter once (so a bad spec fails fast with exit 2), then
-forks workers that load it again from the same spec. The once-per-run
+The parent loads the adapter once (so a bad spec fails fast with exit 2; only
+after a child process survived loading it, see `preflight`), then forks workers
+that load it again from the same spec. The once-per-run
 linear-time check (R-ROBUST-2) runs first, alone, so that no other worker
 competes with its timing. Results are returned in corpus order whatever the
 completion order; every timeout, crash, cap and unsupported scenario is counted.
@@ -21,6 +22,7 @@ from scrubcheck.model import Scenario
 from scrubcheck.option_names import COMMAND_LINE, OptionNames
 from scrubcheck.results import Failure, Outcome, RunResult, ScenarioResult
 from scrubcheck.runner.pool import Lost, Progress, Task, WorkerPool
+from scrubcheck.runner.preflight import load_scrubber
 from scrubcheck.runner.progress import RunProgress
 from scrubcheck.runner.replay import replay_command
 from scrubcheck.runner.scenario import blank_result, run_scenario
@@ -119,10 +121,11 @@ def run_corpus(
     `only` runs one chunking per scenario (as `scrubcheck show --chunking`), for a
     question about that chunking alone (the self-test's control runs). `options`:
     how the caller spells the options its messages advise (the pytest plugin's differ).
-    Raises AdapterError when the spec cannot be loaded.
+    Raises AdapterError when the spec cannot be loaded (or loading it hangs or crashes).
     """
     settings = settings or RunSettings()
-    adapter = load_adapter(adapter_spec)
+    adapter = load_scrubber(adapter_spec, timeout_s=settings.timeout_s,
+                            memory_limit=settings.memory_limit, options=options)
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     clock = time.monotonic()
     results: list[ScenarioResult | None] = [None] * len(scenarios)
