@@ -99,3 +99,80 @@ def test_streaming_adapters_are_never_answered_from_another_run(scenarios):
     second = runs.run(("a<think>b</think>", "c"))
     assert runs.saved == 0 and isinstance(first, Trace) and second.deltas == (
         "a<think>b</think>", "c")
+
+
+PEERLOOP_PEER = '''
+"""A peerloop peer around the reference scrubber (it offers the `streams` op)."""
+import os
+import sys
+
+sys.path.insert(0, os.environ["SCRUBCHECK_PEERLOOP_DIR"])
+from peerloop import serve  # noqa: E402
+
+from scrubcheck.scrubbers.reference import ReferenceScrubber  # noqa: E402
+
+serve(lambda context: ReferenceScrubber(), kind="stream")
+'''
+
+
+@pytest.fixture(scope="module")
+def reference_peer(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("peers") / "reference-peer"
+    folder.mkdir()
+    (folder / "adapter.py").write_text(PEERLOOP_PEER, encoding="utf-8")
+    (folder / "peer.toml").write_text(
+        'name = "reference-peer"\ntitle = "The reference behind the protocol"\n'
+        'kind = "streaming scrubber"\nentry = "ReferenceScrubber"\nprogram = "adapter.py"\n',
+        encoding="utf-8")
+    return f"peer:{folder / 'peer.toml'}"
+
+
+def test_a_peer_gets_many_streams_per_request_with_the_same_verdicts(reference_peer,
+                                                                     scenarios, monkeypatch):
+    import scrubcheck.peers.process as process
+    from scrubcheck.adapters.peer import PeerAdapter
+
+    chosen = [s for s in scenarios if s.area in ("blocks", "unicode")]
+    requests: list[str] = []
+    original = process.PeerProcess.request
+
+    def counted(self, message, *args, **kwargs):  # type: ignore[no-untyped-def]
+        requests.append(str(message.get("op")))
+        return original(self, message, *args, **kwargs)
+
+    monkeypatch.setattr(process.PeerProcess, "request", counted)
+    adapter = load_adapter(reference_peer)
+    assert adapter.prefetches  # its hello offers `streams`
+    ahead = _results(reference_peer, chosen, True, monkeypatch)
+    with_ahead = list(requests)
+    requests.clear()
+    monkeypatch.setattr(PeerAdapter, "prefetches", property(lambda self: False))
+    one_by_one = _results(reference_peer, chosen, True, monkeypatch)
+    assert ahead == one_by_one
+    assert {r["outcome"] for r in ahead} >= {"PASS"}
+    assert "streams" in with_ahead and "streams" not in requests
+    assert len(with_ahead) * 5 < len(requests)  # measured: about 16x fewer round trips
+
+
+def test_a_failed_prefetch_leaves_each_stream_to_run_and_report_itself(tmp_path):
+    """The misbehaving test peer hangs on HANG: the `streams` request holding that stream
+    times out, and the streams then run one by one, the hang reported by its own."""
+    from scrubcheck.adapters.peer import PeerAdapter
+    from scrubcheck.checks import run_stream
+    from scrubcheck.model import Context
+
+    peer = Path(__file__).parent / "data" / "peers" / "misbehaving" / "peer.toml"
+    adapter = PeerAdapter(f"peer:{peer}")
+    try:
+        streams = [("a", "b"), ("HANG",), ("c",)]
+        adapter.prefetch(Context(), streams)
+        assert not adapter.ahead  # the request failed: nothing kept
+        assert run_stream(adapter, Context(), ("a", "b")).output == "ab"
+        hung = run_stream(adapter, Context(), ("HANG",))
+        assert hung.error is not None and "request `run` got no answer" in hung.error.summary
+        adapter.prefetch(Context(), [("x",), ("y", "z")])
+        assert len(adapter.ahead) == 2
+        assert run_stream(adapter, Context(), ("y", "z")).output == "yz"
+        assert len(adapter.ahead) == 1  # taken once
+    finally:
+        adapter.close()

@@ -82,7 +82,7 @@ export class Loop {
     switch (request.op) {
       case "hello":
         return { protocol: 1, kind: this.kind, package: this.pkg, version: this.version,
-                 language: `node ${process.versions.node}` };
+                 language: `node ${process.versions.node}`, ops: ["streams"] };
       case "start":
         try { this.streams.set(request.stream, await this.build(request.context)); }
         catch (error) { return { raised: raised(error, "open", null) }; }
@@ -112,6 +112,17 @@ export class Loop {
         for (const run of request.runs) {
           runs.push(await this.runOne(obj, run.deltas, run.flush ?? true));
           if (runs.at(-1).raised) break;
+        }
+        return { runs };
+      }
+      case "streams": {
+        // several independent streams in one round trip, each on a fresh object, flushed
+        const runs = [];
+        for (const deltas of request.streams) {
+          let obj;
+          try { obj = await this.build(request.context); }
+          catch (error) { runs.push({ returns: [], reasoning: [], raised: raised(error, "open", null) }); continue; }
+          runs.push(await this.runOne(obj, deltas, true));
         }
         return { runs };
       }

@@ -150,7 +150,8 @@ class Loop:
             except metadata.PackageNotFoundError:
                 version = None
         return {"protocol": PROTOCOL, "kind": self.kind, "package": self.package,
-                "version": version, "language": "python " + sys.version.split()[0]}
+                "version": version, "language": "python " + sys.version.split()[0],
+                "ops": ["streams"]}
 
     def op_start(self, request):
         try:
@@ -197,6 +198,20 @@ class Loop:
             if runs[-1]["raised"] is not None:
                 break
         return {"runs": runs}
+
+    def op_streams(self, request):
+        """Several independent streams in one round trip, each on a fresh object built with
+        the one `context`, flushed: the harness's batched fast path (announced in hello)."""
+        results = []
+        for deltas in request["streams"]:
+            try:
+                obj = self.build(request.get("context") or {})
+            except Exception as exc:  # noqa: BLE001
+                results.append({"returns": [], "reasoning": [],
+                                "raised": raised(exc, "open", None)})
+                continue
+            results.append(self.run_one(obj, deltas, True))
+        return {"runs": results}
 
     def op_time(self, request):
         """CPU seconds to scrub `text` in `size`-character deltas, measured in this process

@@ -166,7 +166,13 @@ def open_session(adapter: Adapter, context: Context) -> Session | ScrubberError:
 
 
 def run_stream(adapter: Adapter, context: Context, deltas: tuple[str, ...] | list[str]) -> Trace:
-    """One stream through a fresh session of `adapter`."""
+    """One stream through a fresh session of `adapter` (or its prefetched run of it)."""
+    ahead = adapter.take_ahead(context, tuple(deltas))
+    if ahead is not None:
+        trace = Trace(tuple(deltas))
+        _replay(ahead, trace)
+        trace.reasoning = "".join(r for r in ahead.reasoning if isinstance(r, str))
+        return trace
     session = open_session(adapter, context)
     if isinstance(session, ScrubberError):
         return Trace(tuple(deltas), error=session)

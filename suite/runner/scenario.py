@@ -49,6 +49,7 @@ from scrubcheck.chunking import (
 from scrubcheck.model import Scenario
 from scrubcheck.peers.breaker import PeerGivenUp
 from scrubcheck.results import Outcome, ScenarioResult
+from scrubcheck.runner.ahead import ahead
 from scrubcheck.runner.collect import FailureCollector
 from scrubcheck.runner.joined import JoinedTextRuns
 from scrubcheck.runner.oracle import reference_view
@@ -212,6 +213,15 @@ class _ScenarioRun:
     def deltas_of(self, name: str) -> tuple[str, ...]:
         return stream_deltas(self.scenario, name, self.settings.seed, self.vocabulary)
 
+    def chunking_deltas(self, name: str) -> tuple[str, ...] | None:
+        """A chunking's deltas, to run ahead (None: it splits a tag and will not run)."""
+        deltas = chunking_by_name(self.scenario, self.vocabulary, name, self.settings.seed).deltas
+        return None if self.splits_a_tag(deltas) else tuple(deltas)
+
+    def truncated_deltas(self, cut: int) -> tuple[str, ...] | None:
+        """A truncation cut's deltas, to run ahead (None: it will not run)."""
+        return None if cut in self.tag_bounds else truncate_deltas(self.recorded, cut)
+
     def intern(self, output: str) -> str:
         return self.outputs.setdefault(output, output)
 
@@ -227,7 +237,9 @@ class _ScenarioRun:
 
         runs: list[StreamOutput] = []
         char_trace: Trace | None = None
-        for name in names:
+        # a batch one runs one text once anyway: nothing to gain from running chunkings ahead
+        prefetcher = None if self.joined.reuse else self.adapter
+        for name in ahead(prefetcher, self.context, names, self.chunking_deltas):
             chunking = chunking_by_name(self.scenario, self.vocabulary, name, self.settings.seed)
             if self.splits_a_tag(chunking.deltas):
                 self.not_aligned["chunking"] = self.not_aligned.get("chunking", 0) + 1
@@ -364,7 +376,7 @@ class _ScenarioRun:
         clean = tuple(output for output, (leak, _, _) in self.judged.items() if leak is None)
         unsupported: dict[str, int] = {}
         truncated, text = self.context.truncated(), self.scenario.text
-        for cut in cuts:
+        for cut in ahead(self.adapter, truncated, cuts, self.truncated_deltas):
             if cut in self.tag_bounds:
                 self.not_aligned["truncation"] = self.not_aligned.get("truncation", 0) + 1
                 continue
