@@ -61,6 +61,21 @@ def test_usage_errors_exit_two(capsys, argv, message):
     assert code == 2 and message in err
 
 
+@pytest.mark.parametrize(("files", "message"), [
+    ({"empty.yaml": "[]\n"}, "scrubcheck run: the corpus holds no scenario\n"),
+    ({"broken.yaml": "- id: half-written\n  rules: [R-BLOCK-1]\n"},
+     "scrubcheck run: the corpus holds no scenario that loaded (4 corpus errors above)\n"),
+])
+def test_a_corpus_that_loads_no_scenario_exits_two_saying_so(capsys, tmp_path, files, message):
+    """Not "no scenario matches the selection": nothing was selected, nothing loaded."""
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    code, out, err = cli(capsys, "run", "--corpus", str(tmp_path), *QUICK)
+    assert code == 2 and out == ""
+    assert err.endswith(message), err
+    assert err.count("broken.yaml:1 [half-written]: ") == (4 if "broken.yaml" in files else 0)
+
+
 CORPUS = textwrap.dedent(
     """\
     - id: good-one

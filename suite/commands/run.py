@@ -81,6 +81,10 @@ def run(args: argparse.Namespace) -> int:
         print(error, file=sys.stderr)
     scenarios = select(corpus.scenarios, areas=args.area, rules=args.rule,
                        features=args.feature, ids=args.id)
+    if not corpus.scenarios:  # not a selection that matched nothing: nothing loaded
+        return _usage("the corpus holds no scenario" + (
+            f" that loaded ({len(corpus.errors)} corpus errors above)"
+            if corpus.errors else ""))
     if not scenarios:
         return _usage(f"no scenario matches the selection ({len(corpus.scenarios)} loaded)")
     settings = RunSettings(
