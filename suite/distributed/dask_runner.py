@@ -49,6 +49,7 @@ from scrubcheck.spec import SPEC_VERSION
 
 INSTALL_HINT = "pip install 'scrubcheck[dask]'"
 STDERR_TAIL = 2000
+PROBE_TIMEOUT_S = 180.0  # loading the corpus and each scrubber or peer on a worker
 Say = Callable[[str], None]
 
 
@@ -149,7 +150,8 @@ def _probe_in_process(ask: str) -> dict:
     with tempfile.TemporaryDirectory(prefix="scrubcheck-probe-") as tmp:
         asked, answer = Path(tmp) / "ask.json", Path(tmp) / "answer.json"
         asked.write_text(ask, encoding="utf-8")
-        code, err = _job_process(["--probe", str(asked), str(answer)], tmp)
+        code, err = _job_process(["--probe", str(asked), str(answer)], tmp,
+                                 timeout_s=PROBE_TIMEOUT_S)
         if code != 0:
             raise ShardFailed(f"the probe process ended with {exit_text(code)}: {err}")
         return json.loads(answer.read_text(encoding="utf-8"))
@@ -173,7 +175,8 @@ def run_shard_task(job: str) -> dict:
                 "worker": _worker_name()}
 
 
-def _job_process(args: list[str], folder: str, cwd: str | None = None) -> tuple[int, str]:
+def _job_process(args: list[str], folder: str, cwd: str | None = None,
+                 timeout_s: float | None = None) -> tuple[int, str]:
     """Run `python -m scrubcheck.distributed.job ARGS` in `cwd` (default `folder`) to its
     end; (status, stderr tail). Its stdout and stderr go to files in `folder`: a chatty
     scrubber cannot fill a pipe and block."""
@@ -185,7 +188,12 @@ def _job_process(args: list[str], folder: str, cwd: str | None = None) -> tuple[
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
             preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
         )
-        code = proc.wait()
+        try:
+            code = proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:  # e.g. a scrubber module that hangs at import
+            proc.kill()
+            proc.wait()
+            return proc.returncode, f"no answer within {timeout_s:g} s; killed"
     tail = err_path.read_bytes()[-STDERR_TAIL:].decode("utf-8", "replace").strip()
     return code, tail or "(nothing on stderr)"
 
