@@ -17,16 +17,19 @@ from scrubcheck.scrubbers.reference.spans import BACKTICK_RUN, LineIndex
 
 
 class _AnyRunIndex(LineIndex):
-    def __init__(self, line: str) -> None:
-        super().__init__(line)
+    def __init__(self, line: str, *, cut: bool = False) -> None:
+        super().__init__(line, cut=cut)
         self.ends = [m.end() for m in BACKTICK_RUN.finditer(line)]
 
-    def run_end_from(self, length: int, offset: int) -> int | None:
+    def run_end_from(self, length: int, offset: int, *, closes_at_cut: bool = True
+                     ) -> int | None:
         k = bisect_left(self.starts, offset)  # the bug: any later run closes the span
-        return self.ends[k] if k < len(self.starts) else None
+        if k == len(self.starts) or (not closes_at_cut and self.starts[k] == self.cut_run):
+            return None  # the cut's run of unknown length, as the reference reads it
+        return self.ends[k]
 
 
 class AnyBacktickGuardScrubber(ReferenceScrubber):
     def _held_line(self, at_end: bool = False):  # type: ignore[no-untyped-def]
-        line, offset, _ = super()._held_line(at_end)
-        return line, offset, _AnyRunIndex(line)
+        line, offset, index = super()._held_line(at_end)
+        return line, offset, _AnyRunIndex(line, cut=index.cut_run is not None)
