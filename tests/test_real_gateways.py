@@ -351,6 +351,22 @@ def test_litellm_splits_only_a_leading_block_of_a_non_streamed_answer(config, re
     assert complete(endpoint, SPLIT_CLOSE)["content"] == "Son las 15:30."
 
 
+SEPARATORS = "unicode-line-and-paragraph-separators-around-block"  # U+2029 and U+2028 in content
+
+
+def test_litellm_hosted_vllm_drops_every_streamed_chunk_holding_a_line_separator(
+        litellm_plain, litellm_vllm):
+    """hosted_vllm reads the SSE body with httpx's aiter_lines, which breaks lines where
+    str.splitlines does, at U+2028 and U+2029 too: the halves of such a `data:` line
+    are no JSON and the chunk is gone. The plain route (the openai SDK's SSE reader)
+    keeps it."""
+    sent = ["Para one.\u2029", "Para two,\u2028same paragraph."]
+    assert stream(litellm_plain, selector(SEPARATORS, NATIVE))["content"] == sent
+    dropped = stream(litellm_vllm, selector(SEPARATORS, NATIVE))
+    assert dropped == {"content": [], "reasoning": ["keep the separators the source used"],
+                       "finish": ["stop"]}
+
+
 def test_litellm_keeps_native_reasoning_on_its_channel(litellm_plain):
     got = stream(litellm_plain, selector(TWO_BLOCKS, NATIVE))
     assert got == {"content": ["The primary colours are red, yellow and blue.",
