@@ -193,7 +193,7 @@ def test_an_equivalent_is_recognised_only_through_the_data_file(tmp_path):
     for equivalents, expected in (({}, [SURVIVED, KILLED]),
                                   (load_equivalents(data), [EQUIVALENT, CONTRADICTED])):
         session = run_session(pop, [unused, leaky], _oracle(FOUR_SPACES[:1]), seed=0,
-                              sample_size=2, equivalents=equivalents, attr=ATTR,
+                              equivalents=equivalents, attr=ATTR,
                               say=lambda line: None)
         assert [j.category for j in session.judged] == expected
     assert session.kill_rate == 1.0  # the contradicted entry counts as killed
@@ -241,7 +241,7 @@ def test_the_report_shows_rate_per_file_counts_survivor_diffs_and_reasons(tmp_pa
     pop = population(tmp_path)
     mutants = pop.sample(3, seed=0).mutants
     oracle = Oracle([], RunSettings(jobs=2, random_count=2))
-    session = Session(pop, seed=7, sample_size=3, oracle=oracle,
+    session = Session(pop, seed=7, oracle=oracle,
                       baseline=Verdict("survived", scenarios_run=9, seconds=1.5))
     session.judged = [
         Judged(mutants[0], Verdict("killed", "leak", "some-scenario", "R-LEAK-1", 4, 0.5)),

@@ -145,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
     oracle = Oracle(scenarios, settings, min_timeout_s=args.min_timeout,
                     timeout_factor=args.timeout_factor)
     try:
-        session = run_session(pop, mutants, oracle, seed=args.seed, sample_size=args.sample,
+        session = run_session(pop, mutants, oracle, seed=args.seed,
                               equivalents=equivalents, attr=attr, passed_over=passed_over,
                               say=lambda line: print(line, flush=True))
     except OracleError as exc:

@@ -55,7 +55,6 @@ class Judged:
 class Session:
     population: Population
     seed: int
-    sample_size: int
     oracle: Oracle
     passed_over: list[tuple[Site, str]] = field(default_factory=list)
     baseline: Verdict | None = None
@@ -81,11 +80,11 @@ Say = Callable[[str], None]
 
 
 def run_session(population: Population, mutants: list[Mutant], oracle: Oracle, *,
-                seed: int, sample_size: int, equivalents: dict[str, Equivalent],
+                seed: int, equivalents: dict[str, Equivalent],
                 attr: str, passed_over: list[tuple[Site, str]] | None = None,
                 say: Say = print) -> Session:
     """Judge each mutant after a baseline run of the unmutated reference."""
-    session = Session(population, seed, sample_size, oracle, list(passed_over or ()))
+    session = Session(population, seed, oracle, list(passed_over or ()))
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="scrubcheck-mutants-") as workdir:
         say(f"baseline: the unmutated reference against {len(oracle.scenarios)} scenarios ...")
