@@ -88,13 +88,16 @@ def run(
     `overran` (several commands, each judged against a bound of its own).
     """
     command = tuple(str(part) for part in command)
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
+            tempfile.TemporaryDirectory() as scratch:
+        report = Path(scratch, "peak-rss")
+        started = (command if address_space is None
+                   else (*_address_space(address_space, report), *command))
         began = time.monotonic()
         process = subprocess.Popen(
-            command, cwd=cwd, env=None if env is None else dict(env),
+            started, cwd=cwd, env=None if env is None else dict(env),
             stdin=subprocess.DEVNULL, stdout=out, stderr=out if merge_stderr else err,
-            start_new_session=True,
-            preexec_fn=None if address_space is None else _address_space(address_space))
+            start_new_session=True)
         waited = _Wait(process.pid, began, began + bound_s, (out, err), interrupt)
         try:
             waited.wait()
@@ -105,7 +108,8 @@ def run(
         ended = time.monotonic()
         finished = Finished(
             command, process.returncode, _read(out), "" if merge_stderr else _read(err),
-            ended - began, usage.ru_maxrss * 1024, waited.overran, waited.before,
+            ended - began, _peak_kib(report, usage.ru_maxrss) * 1024, waited.overran,
+            waited.before,
             None if waited.sent is None else ended - waited.sent)
     if finished.overran and must_finish:
         pytest.fail(f"{' '.join(command)}\nstill running after {bound_s:g} s (killed); "
@@ -113,11 +117,33 @@ def run(
     return finished
 
 
-def _address_space(limit: int):  # type: ignore[no-untyped-def]
-    def bounded() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+_CAPPED = """\
+import os, resource, signal, sys
+limit, report, command = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
+resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+signal.signal(signal.SIGINT, signal.SIG_IGN)  # the group's Ctrl-C is the command's
+pid = os.fork()
+if pid == 0:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    os.execvp(command[0], command)
+_, status, usage = os.wait4(pid, 0)
+with open(report, "w") as out:
+    out.write(str(usage.ru_maxrss))
+if os.WIFSIGNALED(status):
+    signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
+    os.kill(os.getpid(), os.WTERMSIG(status))
+os._exit(os.waitstatus_to_exitcode(status))
+"""
 
-    return bounded
+
+def _address_space(limit: int, report: Path) -> tuple[str, ...]:
+    """A small Python that caps RLIMIT_AS, runs the command as its child and writes the
+    child's peak RSS to `report`. Not a preexec_fn, nor an exec from this process: a
+    process forked from this one carries this whole test process's pages into its
+    ru_maxrss (Linux keeps the high-water mark across exec), so a 40 MB command looked
+    like 253 MB late in a long pytest session. Forked from the small Python, it carries
+    only that."""
+    return (sys.executable, "-c", _CAPPED, str(limit), str(report))
 
 
 class _Wait:
@@ -192,3 +218,12 @@ def _kill_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+def _peak_kib(report: Path, own: int) -> int:
+    """The command's peak RSS in KiB: from the capping Python's report when it ran the
+    command, else the process's own ru_maxrss."""
+    try:
+        return int(report.read_text(encoding="ascii"))
+    except (OSError, ValueError):
+        return own
