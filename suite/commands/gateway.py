@@ -27,7 +27,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from scrubcheck.commands.options import add_shard_option
+from scrubcheck.commands.options import add_selection_options, add_shard_option
 from scrubcheck.gateway.capture import Capture, CaptureFileError, write_captures
 
 NAME = "gateway"
@@ -363,14 +363,7 @@ def _audit_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--upstream-port", type=int, default=8400, metavar="P",
                    help="port of the replay server the audit starts on 127.0.0.1, where the "
                         "gateway is configured to send requests (default 8400; 0 picks one)")
-    p.add_argument("--corpus", action="append", type=Path, metavar="PATH",
-                   help="corpus file or directory (repeatable; default: the shipped corpus)")
-    p.add_argument("--area", action="append", metavar="A", help="only this area (repeatable)")
-    p.add_argument("--rule", action="append", metavar="R",
-                   help="only scenarios exercising this rule; globs like R-CODE-* work")
-    p.add_argument("--feature", action="append", metavar="F",
-                   help="only scenarios enabling this feature (repeatable)")
-    p.add_argument("--id", action="append", metavar="GLOB", help="only these scenario ids")
+    add_selection_options(p)
     p.add_argument("--jobs", type=int, default=2, metavar="N",
                    help="requests in flight at once (default 2)")
     p.add_argument("--timeout", type=float, default=60.0, metavar="S",

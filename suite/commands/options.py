@@ -1,4 +1,5 @@
-"""Option helpers the commands share: old spellings kept as warning aliases, sizes, shards.
+"""Option helpers the commands share: old spellings kept as warning aliases, sizes, shards,
+the corpus and its selection.
 
     new = parser.add_argument("--timeout", type=float, default=10.0, metavar="S", help=...)
     add_alias(parser, "--example-timeout", new)
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from scrubcheck.corpus.shard import Shard
 from scrubcheck.runner.settings import parse_size
@@ -90,3 +92,16 @@ def _positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number of at least 1")
     return value
+
+
+def add_selection_options(parser: argparse.ArgumentParser) -> None:
+    """--corpus and the filters `scrubcheck.corpus.select` takes (area, rule, feature,
+    id), spelled and explained alike wherever a command runs a selection of the corpus."""
+    parser.add_argument("--corpus", action="append", type=Path, metavar="PATH",
+                        help="corpus file or directory (repeatable; default: the shipped corpus)")
+    parser.add_argument("--area", action="append", metavar="A", help="only this area (repeatable)")
+    parser.add_argument("--rule", action="append", metavar="R",
+                        help="only scenarios exercising this rule; globs like R-CODE-* work")
+    parser.add_argument("--feature", action="append", metavar="F",
+                        help="only scenarios enabling this feature (repeatable)")
+    parser.add_argument("--id", action="append", metavar="GLOB", help="only these scenario ids")

@@ -17,7 +17,12 @@ from pathlib import Path
 
 from scrubcheck.adapters import AdapterError
 from scrubcheck.checks.linear import ratios_text
-from scrubcheck.commands.options import add_dask_options, add_shard_option, size_argument
+from scrubcheck.commands.options import (
+    add_dask_options,
+    add_selection_options,
+    add_shard_option,
+    size_argument,
+)
 from scrubcheck.corpus import load_corpus, select
 from scrubcheck.distributed.dask_runner import DaskError
 from scrubcheck.reports.analysis import is_leak
@@ -38,14 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "prefixed batch: or splitter: (default: reference)")
     parser.add_argument("--report-dir", nargs="?", const="", default=None, metavar="DIR",
                         help="write reports there (without DIR: reports/<scrubber>/)")
-    parser.add_argument("--corpus", action="append", type=Path, metavar="PATH",
-                        help="corpus file or directory (repeatable; default: the shipped corpus)")
-    parser.add_argument("--area", action="append", metavar="A", help="only this area (repeatable)")
-    parser.add_argument("--rule", action="append", metavar="R",
-                        help="only scenarios exercising this rule; globs like R-CODE-* work")
-    parser.add_argument("--feature", action="append", metavar="F",
-                        help="only scenarios enabling this feature (repeatable)")
-    parser.add_argument("--id", action="append", metavar="GLOB", help="only these scenario ids")
+    add_selection_options(parser)
     parser.add_argument("--jobs", type=int, default=None, metavar="N",
                         help=f"worker processes (default: all cores, here {default_jobs()})")
     parser.add_argument("--seed", type=int, default=0, metavar="N",
