@@ -60,11 +60,14 @@ class Cluster:
     def start(self, nanny: tuple[bool, ...] = (True, False)) -> None:
         port = self.address.rsplit(":", 1)[1]
         self._start("scheduler", [*DASK, "scheduler", "--host", "127.0.0.1", "--port", port,
-                                  "--no-dashboard", "--no-show"])
+                                  "--no-dashboard", "--no-show",
+                                  # its HTTP routes still listen; on all interfaces by default
+                                  "--dashboard-address", "127.0.0.1:0"])
         for index, with_nanny in enumerate(nanny):
             self._start(f"worker{index}", [
                 *DASK, "worker", self.address, "--host", "127.0.0.1", "--nworkers", "1",
-                "--nthreads", "1", "--no-dashboard", "--local-directory",
+                "--nthreads", "1", "--no-dashboard", "--dashboard-address", "127.0.0.1:0",
+                "--local-directory",
                 str(self.folder / f"w{index}"), *([] if with_nanny else ["--no-nanny"])])
         client = self.client()
         try:
