@@ -7,7 +7,7 @@ import pytest
 
 from scrubcheck.codescan import tags_outside_code
 from scrubcheck.scrubbers.reference import ReferenceScrubber, strip_reasoning
-from scrubcheck.scrubbers.reference.harmony import MAX_HEADER, message_is_visible
+from scrubcheck.scrubbers.reference.harmony import HEADER_KEPT, MAX_HEADER, message_is_visible
 
 H = ("harmony",)
 
@@ -32,6 +32,9 @@ H = ("harmony",)
     (False, "finalanswer", False),
     (True, "assistant\n<|channel|>final junk\nto=functions.x", False),  # words split by LF
     (False, "final" + " " * MAX_HEADER, False),  # too long to be a header
+    (False, "final" + " " * (MAX_HEADER - 5), True),  # at the limit: still a header
+    (False, "final" + " " * (MAX_HEADER - 5) + "<|message|>", True),  # the token is not counted
+    (False, "final" + " " * (MAX_HEADER - 4) + "<|MESSAGE|>", False),  # one over the limit
 ])
 def test_header_reading(opened_by_start, header, visible):
     assert message_is_visible(opened_by_start, header) is visible
@@ -89,5 +92,5 @@ def test_an_endless_bare_header_keeps_bounded_text():
     scrubber.feed("<|start|>")
     for _ in range(200):
         assert scrubber.feed("x" * 1000) == ""
-    assert sum(map(len, scrubber._header or [])) <= MAX_HEADER + 1
+    assert sum(map(len, scrubber._header or [])) <= HEADER_KEPT + 1
     assert scrubber.flush() == ""

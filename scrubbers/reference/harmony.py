@@ -18,8 +18,12 @@ _CHANNEL, _MESSAGE = "<|channel|>", "<|message|>"
 #: the channels whose messages are meant for the user (the harmony guide: `final`, and
 #: `commentary` without a recipient, a tool-calling preamble)
 VISIBLE_CHANNELS = frozenset({"final", "commentary"})
-#: a header longer than this is no header a model writes: its message is hidden
+#: a header whose text (between its opening token and `<|message|>`, neither counted)
+#: is longer than this is no header a model writes: its message is hidden
 MAX_HEADER = 4096
+#: how much of a header the scanner keeps: one character over the limit, and the
+#: closing `<|message|>`, is enough to tell a header at the limit from one over it
+HEADER_KEPT = MAX_HEADER + len(_MESSAGE)
 
 
 def message_is_visible(opened_by_start: bool, header: str) -> bool:
@@ -27,15 +31,17 @@ def message_is_visible(opened_by_start: bool, header: str) -> bool:
 
     `header` is the text after the opening token (`<|start|>` when
     `opened_by_start`, else `<|channel|>`), up to `<|message|>` (a trailing
-    `<|message|>` itself is ignored). Visible only
+    `<|message|>` itself is not part of it, nor counted in its length). Visible only
     when the role is `assistant` (implied by a header that opens at
     `<|channel|>`), the channel is `final` or `commentary`, and no word names a
     recipient (`to=...`): tool calls, analysis, other roles, unknown or missing
     channels are hidden. Names compare ASCII case-insensitively.
     """
+    if fold(header[-len(_MESSAGE):]) == _MESSAGE:
+        header = header[: -len(_MESSAGE)]
     if len(header) > MAX_HEADER:
         return False
-    text = fold(header if opened_by_start else _CHANNEL + header).removesuffix(_MESSAGE)
+    text = fold(header if opened_by_start else _CHANNEL + header)
     role = ""
     channel: str | None = None
     expect_channel = False

@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping
 from scrubcheck.model import CUT_OFF
 from scrubcheck.vocabulary import FEATURES, CustomDelimiter, Tag, custom_delimiters, fold
 
-from .harmony import MAX_HEADER, message_is_visible
+from .harmony import HEADER_KEPT, message_is_visible
 from .spans import BACKTICK_RUN, LineIndex, RunState, guarded_until
 from .tables import MatchTable, tables_for
 
@@ -254,9 +254,11 @@ class ReferenceScrubber:
             self._keep(line[offset:end])
             self._block_runs.reset()
             return end
-        if self._fence_candidate and not index.has_run_from(offset):
+        if self._fence_candidate and not index.has_run_from(offset) and not index.cut:
             # The line opened with a backtick fence and holds no other backtick: the
-            # tag is in the fence's info string, and the fence starts on the next line.
+            # tag is in the fence's info string, and the fence starts on the next line
+            # (R-CODE-2). A line the cut ends may still have had a backtick after it
+            # (R-CODE-6): then it is no fence opener, and the tag is read as a tag.
             self._emit_dead_stack()
             self._emit(raw + line[offset:])
             length = self._runs.open_run
@@ -561,8 +563,8 @@ class ReferenceScrubber:
 
     def _add_header(self, text: str) -> None:
         """Collect header text, no more than makes it too long to be a header."""
-        if self._header_len <= MAX_HEADER:
-            self._header.append(text[: MAX_HEADER + 1 - self._header_len])  # type: ignore[union-attr]
+        if self._header_len <= HEADER_KEPT:
+            self._header.append(text[: HEADER_KEPT + 1 - self._header_len])  # type: ignore[union-attr]
             self._header_len += len(text)
 
     def _scan_block(self, s: str, i: int, n: int) -> int:
@@ -672,10 +674,11 @@ class ReferenceScrubber:
                 self._process(recovered, eof=True)
                 self._end_of_stream(finish_reason, allow_recovery=False)
                 return
-        if self._mode == OUT:
-            if self._run:
-                self._end_run()
-            self._emit_dead_stack()
+        if self._mode == OUT and self._run:
+            self._end_run()
+        # R-TAG-1: partial tags held before a block that never closed were never part of
+        # a tag; they stood before it in the answer text (`a <` of `a <<|start|>...`).
+        self._emit_dead_stack()
 
 
 def _last_piece(

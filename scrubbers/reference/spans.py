@@ -45,6 +45,7 @@ class LineIndex:
         that ends there has an unknown length (SPEC R-CODE-6). Outside a block it closes
         no span; inside a block it may (`run_end_from(..., closes_at_cut=...)`). One
         line may hold both: a block that ends on it, then a tag outside it."""
+        self.cut = cut  # the line ends at the cut, not at a line feed (R-CODE-6)
         self.starts: list[int] = []
         self.by_length: dict[int, list[int]] = {}
         self.cut_run: int | None = None  # start of the run that touches the cut
