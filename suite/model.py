@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from scrubcheck.vocabulary import (
     CustomDelimiter,
@@ -94,6 +94,12 @@ class Context:
             may_skip_reasoning=self.may_skip_reasoning,
             delimiters=self.delimiters,
         )
+
+
+#: The keywords a scrubber may receive the context by (SPEC R-CTX-1): Context's fields,
+#: in order. Here, beside Context, so the peers and the generator (below the adapters)
+#: and the adapters (which read signatures for them) share one list.
+CONTEXT_KEYS: tuple[str, ...] = tuple(f.name for f in fields(Context))
 
 
 @dataclass(frozen=True)

@@ -10,14 +10,10 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Iterable
 
-CONTEXT_KEYS: tuple[str, ...] = (
-    "starts_in_reasoning",
-    "inline_answer",
-    "finish_reason",
-    "features",
-    "may_skip_reasoning",
-    "delimiters",
-)
+from scrubcheck.model import CONTEXT_KEYS
+
+__all__ = ["CONTEXT_KEYS", "accepted_keywords", "declared_features", "required_positionals",
+           "unsupported_reason"]
 
 
 def accepted_keywords(func: Callable | None, candidates: Iterable[str] = CONTEXT_KEYS) -> frozenset:

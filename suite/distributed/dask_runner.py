@@ -38,12 +38,12 @@ from pathlib import Path
 
 from scrubcheck import __version__
 from scrubcheck.adapters import AdapterError
+from scrubcheck.childprocess import die_with_parent, exit_text
 from scrubcheck.corpus.fingerprint import corpus_digest
 from scrubcheck.distributed.job import EXIT_UNUSABLE, Selection, ShardJob, settings_to_dict
 from scrubcheck.model import Scenario
 from scrubcheck.results import RunResult
 from scrubcheck.runner.merge import merge_shards
-from scrubcheck.runner.pool import _die_with_parent, exit_text
 from scrubcheck.runner.settings import RunSettings
 from scrubcheck.spec import SPEC_VERSION
 
@@ -186,7 +186,7 @@ def _job_process(args: list[str], folder: str, cwd: str | None = None,
             [sys.executable, "-m", "scrubcheck.distributed.job", *args],
             stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=cwd or folder,
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
-            preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+            preexec_fn=die_with_parent if sys.platform.startswith("linux") else None,
         )
         try:
             code = proc.wait(timeout=timeout_s)

@@ -43,11 +43,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from scrubcheck.childprocess import die_with_parent, exit_text
 from scrubcheck.gateways.envs import gateway_env, installed, logs_dir
 from scrubcheck.gateways.manifest import GatewayConfig, GatewayManifest, find_gateway, render
 from scrubcheck.peers.logs import StderrLog
-from scrubcheck.peers.process import _die_with_parent
-from scrubcheck.runner.pool import exit_text
 
 LOOPBACK = "127.0.0.1"
 #: Variables passed on from the caller's environment; everything else is left out.
@@ -166,7 +165,7 @@ def _start(manifest: GatewayManifest, values: dict[str, str],
                 argv, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
                 cwd=str(gateway_env(manifest)), env=gateway_environment(manifest),
                 start_new_session=True,
-                preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
+                preexec_fn=die_with_parent if sys.platform.startswith("linux") else None)
         except OSError as exc:
             raise GatewayError(f"{manifest.name}: cannot start {argv[0]}: {exc} (reinstall: "
                                f"`{manifest.install_command} --force`)") from exc

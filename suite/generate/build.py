@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from scrubcheck.adapters.context import CONTEXT_KEYS
 from scrubcheck.generate.canary import canary_run
 from scrubcheck.generate.chooser import Chooser, chance, more, pick
 from scrubcheck.generate.model import (
@@ -50,7 +49,7 @@ from scrubcheck.generate.pieces import (
     foreign_delimiters,
     lookalikes,
 )
-from scrubcheck.model import FINISH_REASONS, Context
+from scrubcheck.model import CONTEXT_KEYS, FINISH_REASONS, Context
 from scrubcheck.vocabulary import FEATURES, HARMONY_MESSAGE, Tag
 
 ITEM_KINDS = ("prose", "block", "span", "fence", "orphan", "nested", "bypass", "splice", "marker",

@@ -22,7 +22,6 @@ from collections.abc import Iterable
 
 from hypothesis import strategies as st
 
-from scrubcheck.adapters.context import CONTEXT_KEYS
 from scrubcheck.generate.build import (
     Profile,
     build_answer_model,
@@ -33,7 +32,7 @@ from scrubcheck.generate.chooser import DrawChooser
 from scrubcheck.generate.model import RenderedStream, render
 from scrubcheck.generate.partition import choose_partition
 from scrubcheck.generate.soup import choose_soup
-from scrubcheck.model import Context
+from scrubcheck.model import CONTEXT_KEYS, Context
 from scrubcheck.vocabulary import build_vocabulary
 
 

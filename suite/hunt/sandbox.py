@@ -47,13 +47,14 @@ from multiprocessing.connection import Connection
 
 from scrubcheck.adapters import Adapter
 from scrubcheck.checks.linear import LinearMeasurement, measure_linearity
+from scrubcheck.childprocess import exit_text
 from scrubcheck.hunt.case import Case
 from scrubcheck.hunt.properties import first_violation
 from scrubcheck.hunt.violation import Violation
 from scrubcheck.option_names import OptionNames
 from scrubcheck.runner import preflight
 from scrubcheck.runner.capture import OutputCapture
-from scrubcheck.runner.pool import exit_text, flush_io, isolate_worker, memory_note
+from scrubcheck.runner.pool import flush_io, isolate_worker, memory_note
 
 #: How `hunt` and `fuzz` spell the options their findings may advise.
 OPTIONS = OptionNames(skip_linear="--no-linear")

@@ -16,8 +16,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scrubcheck.adapters.context import CONTEXT_KEYS
-from scrubcheck.model import Context
+from scrubcheck.model import CONTEXT_KEYS, Context
 from scrubcheck.peers.observed import (
     SHARED_FILE,
     Observation,

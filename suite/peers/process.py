@@ -14,13 +14,13 @@ from __future__ import annotations
 import json
 import os
 import select
-import signal
 import subprocess
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from scrubcheck.childprocess import die_with_parent, exit_text
 from scrubcheck.peers.logs import StderrLog
 
 STDERR_TAIL = 1200  # characters of the peer's stderr quoted in a crash report
@@ -58,16 +58,6 @@ class Launch:
     log_dir: str | None = None  # where stderr logs go (a temp dir when None)
 
 
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child before exec
-    """Linux: kill the peer when the worker that started it is killed (no orphans)."""
-    try:
-        import ctypes
-
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except Exception:
-        pass
-
-
 class PeerProcess:
     """A peer program, started on first use and after every failure."""
 
@@ -89,7 +79,7 @@ class PeerProcess:
             self.proc = subprocess.Popen(
                 list(self.launch.argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                 stderr=err, cwd=self.launch.cwd, env=env, bufsize=0,
-                preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+                preexec_fn=die_with_parent if sys.platform.startswith("linux") else None,
             )
         self.owner = os.getpid()
         self._buffer = b""
@@ -114,8 +104,6 @@ class PeerProcess:
         proc.stdout.close()
 
     def _fail(self, kind: str, message: str) -> PeerFailure:
-        from scrubcheck.runner.pool import exit_text  # here: the runner imports the peers
-
         proc = self.proc
         if proc is not None and self.owner == os.getpid():
             if proc.poll() is None:

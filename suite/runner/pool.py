@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
+from scrubcheck.childprocess import die_with_parent, exit_text
 from scrubcheck.model import Scenario
 from scrubcheck.option_names import COMMAND_LINE, OptionNames
 from scrubcheck.results import Outcome, ScenarioResult
@@ -133,23 +134,12 @@ def limit_memory(limit: int) -> None:
     resource.setrlimit(which, (limit, limit))
 
 
-def _die_with_parent() -> None:
-    """Linux: SIGKILL this worker when scrubcheck dies, even by SIGKILL, so that a
-    hanging scrubber never outlives the run that started it."""
-    try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except Exception:
-        pass
-
-
 def isolate_worker(out_fd: int, memory_limit: int | None) -> None:
     """Make a forked process a worker, before it runs scrubber code: Ctrl-C left to the
     parent, killed with it, stdio into the capture pipe `out_fd`, the memory limit.
     (Also the setup of `scrubcheck hunt`'s and `fuzz`'s sandbox process.)"""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
-    _die_with_parent()
+    die_with_parent()
     _isolate_io(out_fd)
     if memory_limit:
         limit_memory(memory_limit)
@@ -413,13 +403,3 @@ def name_memory_limit(
         result.reason = (result.reason or "") + memory_note(limit, options)
 
 
-def exit_text(code: int | None) -> str:
-    """A child process's exit status in words (signals by name)."""
-    if code is None:
-        return "exit status unknown"
-    if code < 0:
-        try:
-            return f"killed by signal {signal.Signals(-code).name}"
-        except ValueError:
-            return f"killed by signal {-code}"
-    return f"exit code {code}"
