@@ -4,7 +4,6 @@ reports, corpus errors, and the replay round trip from a printed command."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import shlex
 import subprocess
@@ -276,8 +275,7 @@ def test_hermes_streaming_scrubber_leak_is_reported(tmp_path):
     assert '"s1"' in leak.detail
 
 
-@pytest.mark.skipif(os.environ.get("SCRUBCHECK_FULL_RUN") != "1",
-                    reason="full-corpus run takes minutes; set SCRUBCHECK_FULL_RUN=1 (CI does)")
+@pytest.mark.slow
 def test_full_reference_run_over_the_real_corpus(tmp_path):
     command = [str(Path(sys.executable).with_name("scrubcheck")), "run", "--no-progress",
                "--report-dir", str(tmp_path)]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import socket
 import sys
 import time
@@ -116,14 +115,12 @@ def test_the_replay_server_itself_is_passed_through_everywhere(corpus, upstream)
     assert result.exit_code() == 0 and result.problem is None
 
 
+@pytest.mark.slow
 def test_full_corpus_through_the_replay_server(corpus, upstream, capsys):
     """Every scenario of the corpus, in both shapes, streaming and not, through `gateway
     serve` as the gateway: passed-through everywhere, every client right. About two minutes
     of openai-client parsing on two busy cores (the longest streams have 65,000 chunks), so
-    it runs in full runs (CI sets SCRUBCHECK_FULL_RUN=1)."""
-    if os.environ.get("SCRUBCHECK_FULL_RUN") != "1":
-        pytest.skip(f"the full corpus ({len(corpus.scenarios)} scenarios) through the replay "
-                    "server takes minutes; set SCRUBCHECK_FULL_RUN=1 (CI does)")
+    it is marked slow."""
     began = time.monotonic()
     with running(ReplayServer(Catalog(corpus.scenarios))) as server:
         result = audit(server.url, corpus.scenarios, AuditOptions(timeout=300),

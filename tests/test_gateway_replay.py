@@ -6,14 +6,12 @@ exactly, and every shipped capture's chunks with both reasoning field names;
 none is skipped. The openai client's parsing of each chunk is the floor (about
 0.2 ms of CPU), so the streams are dealt to `scrubcheck gateway record`
 processes that run at once, and the three generated streams of 40,000 to
-65,000 chunks (most of a minute) have a test of their own, run in full runs
-(SCRUBCHECK_FULL_RUN=1, as in CI) and otherwise skipped with their names.
+65,000 chunks (most of a minute) have a test of their own, marked slow.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import resource
 import subprocess
 import sys
@@ -190,17 +188,15 @@ def test_record_round_trips_every_corpus_scenario(corpus, server, tmp_path, caps
               f"{elapsed:.1f} s (CPU: recorders {cpu[0]:.1f} s, server {cpu[1]:.1f} s)")
 
 
+@pytest.mark.slow
 def test_record_round_trips_the_longest_streams(corpus, server, tmp_path, capsys):
     """The scenarios of more than LONG chunks (the generated long family, 40,000 to
     65,000 chunks each), exactly as the previous test: the openai client parses ~5,000
-    chunks a second per core at best, so they cost most of a minute and run in full
-    runs (CI sets SCRUBCHECK_FULL_RUN=1). One recorder each, so they share the cores."""
+    chunks a second per core at best, so they cost most of a minute (marked slow). One
+    recorder each, so they share the cores."""
     scenarios = {s.id: s for s in long_streams(corpus)}
     assert scenarios  # the corpus has long streams; this test must not pass vacuously
     named = ", ".join(f"{s.id} ({len(s.deltas)} chunks)" for s in scenarios.values())
-    if os.environ.get("SCRUBCHECK_FULL_RUN") != "1":
-        pytest.skip(f"the longest streams, {named}, take most of a minute; "
-                    "set SCRUBCHECK_FULL_RUN=1 (CI does)")
     work = [(model, len(s.deltas)) for model, s in scenarios.items()]
     recorded, elapsed, cpu = record_all(server.url, work, len(work), tmp_path)
     for model, capture in recorded:

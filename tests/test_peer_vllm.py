@@ -1,8 +1,8 @@
 """The vLLM peers (heavy: installed only by name).
 
 The manifest tests always run. The behaviour tests need the peer environment
-(`scrubcheck peers install vllm-deepseek-r1-stream`, a 336 MB wheel) and are
-skipped, with that command as the reason, where it has not been built.
+(`scrubcheck peers install vllm-deepseek-r1-stream`, a 336 MB wheel), are marked
+`peers` and are skipped, with that command as the reason, where it has not been built.
 """
 
 from __future__ import annotations
@@ -55,6 +55,7 @@ def test_a_heavy_peer_not_installed_is_not_run_with_a_visible_reason(tmp_path, m
     assert "scrubcheck peers install vllm-qwen3-stream" in not_run_reason(manifest, True)
 
 
+@pytest.mark.peers
 def test_deepseek_r1_stream_splits_only_at_the_first_block():
     adapter = _peer("vllm-deepseek-r1-stream")
     assert adapter.installed_version == "0.33.0"
@@ -64,6 +65,7 @@ def test_deepseek_r1_stream_splits_only_at_the_first_block():
     assert trace.output == "ans <think>r2</think> tail"
 
 
+@pytest.mark.peers
 def test_deepseek_r1_stream_sees_a_split_tag_as_text():
     """Why the peer is faithful only for token-aligned chunkings."""
     adapter = _peer("vllm-deepseek-r1-stream")
@@ -73,12 +75,14 @@ def test_deepseek_r1_stream_sees_a_split_tag_as_text():
     assert aligned.output == "answer" and aligned.reasoning == "plan"
 
 
+@pytest.mark.peers
 def test_deepseek_r1_batch_drops_the_answer_before_a_later_open_tag():
     adapter = _peer("vllm-deepseek-r1-batch")
     trace = run_stream(adapter, PREFILLED, ["r1</think>ans <think>r2</think> tail"])
     assert trace.output == " tail" and trace.reasoning == "r2"
 
 
+@pytest.mark.peers
 def test_qwen3_stream_lexes_split_tags_but_leaks_a_second_block():
     adapter = _peer("vllm-qwen3-stream")
     split = run_stream(adapter, PREFILLED, ["Hi <thi", "nk>secret</th", "ink>answer"])
@@ -87,12 +91,14 @@ def test_qwen3_stream_lexes_split_tags_but_leaks_a_second_block():
     assert trace.reasoning == "r1" and trace.output == "ans <think>r2</think> tail"
 
 
+@pytest.mark.peers
 def test_qwen3_with_thinking_off_splits_nothing():
     adapter = _peer("vllm-qwen3-batch")
     trace = run_stream(adapter, Context(), ["<think>r</think>answer"])
     assert trace.output == "<think>r</think>answer" and trace.reasoning == ""
 
 
+@pytest.mark.peers
 def test_qwen3_batch_leaks_a_second_block_without_its_close():
     adapter = _peer("vllm-qwen3-batch")
     trace = run_stream(adapter, PREFILLED, ["r1</think>ans <think>r2</think> tail"])

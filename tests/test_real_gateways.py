@@ -6,9 +6,9 @@ Two kinds of tests:
   by a manifest built here): it waits until the gateway answers, says why when it
   does not start, refuses one that listens beyond loopback, and always stops the
   whole process group, on error and on Ctrl-C too. These need no install.
-- The real products, each skipped with its install command when not installed:
-  a few corpus scenarios streamed through each configuration with the official
-  openai client, asserting what the client received. These are observations of
+- The real products (marked `peers`), each skipped with its install command when
+  not installed: a few corpus scenarios streamed through each configuration with
+  the official openai client, asserting what the client received. These are observations of
   the pinned versions (LiteLLM proxy 1.108.7, Portkey's gateway 1.15.2): each
   would fail if the product changed what it does with reasoning.
 
@@ -328,6 +328,7 @@ SPLIT_CLOSE = "split-close-inside-name"  # "<think>…</thin" + "k>Son las 15:30
 NATIVE = Shape.NATIVE
 
 
+@pytest.mark.peers
 @pytest.mark.parametrize("config", ["litellm_plain", "litellm_vllm"])
 def test_litellm_streams_inline_reasoning_through_untouched(config, request):
     """Neither the plain route nor the hosted_vllm provider parses tags in a stream:
@@ -339,6 +340,7 @@ def test_litellm_streams_inline_reasoning_through_untouched(config, request):
     assert got["content"][1] == "k>Son las 15:30." and got["reasoning"] == []
 
 
+@pytest.mark.peers
 @pytest.mark.parametrize("config", ["litellm_plain", "litellm_vllm"])
 def test_litellm_splits_only_a_leading_block_of_a_non_streamed_answer(config, request):
     """Without streaming, LiteLLM moves a block at the very start of content to
@@ -354,6 +356,7 @@ def test_litellm_splits_only_a_leading_block_of_a_non_streamed_answer(config, re
 SEPARATORS = "unicode-line-and-paragraph-separators-around-block"  # U+2029 and U+2028 in content
 
 
+@pytest.mark.peers
 def test_litellm_hosted_vllm_drops_every_streamed_chunk_holding_a_line_separator(
         litellm_plain, litellm_vllm):
     """hosted_vllm reads the SSE body with httpx's aiter_lines, which breaks lines where
@@ -367,6 +370,7 @@ def test_litellm_hosted_vllm_drops_every_streamed_chunk_holding_a_line_separator
                        "finish": ["stop"]}
 
 
+@pytest.mark.peers
 def test_litellm_keeps_native_reasoning_on_its_channel(litellm_plain):
     got = stream(litellm_plain, selector(TWO_BLOCKS, NATIVE))
     assert got == {"content": ["The primary colours are red, yellow and blue.",
@@ -375,6 +379,7 @@ def test_litellm_keeps_native_reasoning_on_its_channel(litellm_plain):
                    "finish": ["stop"]}
 
 
+@pytest.mark.peers
 def test_litellm_keeps_length_and_makes_a_missing_finish_reason_stop(litellm_plain):
     """`length` passes; a stream that ends without a finish_reason (the model server
     was cut off) reaches the client as `stop`, a normal end."""
@@ -382,6 +387,7 @@ def test_litellm_keeps_length_and_makes_a_missing_finish_reason_stop(litellm_pla
     assert stream(litellm_plain, "inline-finish-null-not-recovered")["finish"] == ["stop"]
 
 
+@pytest.mark.peers
 def test_litellm_merge_writes_native_reasoning_into_content(litellm_merge):
     """merge_reasoning_content_in_choices: the first reasoning piece gets <think>, the
     content after it </think>; a second piece goes into content without any tag."""
@@ -399,11 +405,13 @@ def test_litellm_merge_writes_native_reasoning_into_content(litellm_merge):
     assert cut["finish"] == ["length"]  # the block is never closed
 
 
+@pytest.mark.peers
 def test_litellm_merge_leaves_inline_streams_and_non_streamed_answers_alone(litellm_merge):
     assert stream(litellm_merge, TWO_BLOCKS)["content"] == TWO_BLOCKS_DELTAS
     assert complete(litellm_merge, selector(TWO_BLOCKS, NATIVE))["content"] == ANSWER
 
 
+@pytest.mark.peers
 def test_portkey_passes_non_streamed_answers_through(portkey):
     assert complete(portkey, TWO_BLOCKS) == {"content": "".join(TWO_BLOCKS_DELTAS),
                                              "reasoning": None, "finish": "stop"}
@@ -412,6 +420,7 @@ def test_portkey_passes_non_streamed_answers_through(portkey):
     assert complete(portkey, "inline-finish-null-not-recovered")["finish"] is None
 
 
+@pytest.mark.peers
 def test_portkey_fails_every_stream_on_node(portkey):
     """Portkey 1.15.2 on Node appends headers to the upstream's immutable fetch
     response (https://github.com/Portkey-AI/gateway/issues/1389): HTTP 500."""
@@ -421,6 +430,7 @@ def test_portkey_fails_every_stream_on_node(portkey):
     assert "TypeError: immutable" in log
 
 
+@pytest.mark.peers
 def test_litellm_without_a_database_answers_a_wrong_key_with_400(litellm_plain):
     """The master key is required, but a wrong key is looked up as a virtual key,
     and without a database that is HTTP 400, not 401."""
@@ -452,6 +462,7 @@ def test_gateway_audit_of_an_unknown_or_missing_gateway_exits_2(tmp_path, monkey
     assert "run `scrubcheck gateways install litellm-proxy`" in capsys.readouterr().err
 
 
+@pytest.mark.peers
 def test_gateway_audit_starts_litellm_audits_it_and_stops_it(tmp_path, capsys):
     """The bounded CI run of the issue: three scenarios through the plain route, both
     upstream shapes, streaming and not; the verdicts are what this LiteLLM does."""
@@ -485,6 +496,7 @@ def test_gateway_audit_starts_litellm_audits_it_and_stops_it(tmp_path, capsys):
     assert not settle(lambda: gateway_pids(manifest) - before, until_empty=True)
 
 
+@pytest.mark.peers
 def test_gateway_audit_of_portkey_errs_on_every_stream(tmp_path, capsys):
     manifest = find_gateway("portkey")
     if installed(manifest) is None:

@@ -1,7 +1,7 @@
 """Real peers, when installed (`scrubcheck peers install`): the observed behaviours hold.
 
-Each test is skipped, with the install command as its reason, on a machine
-where that peer's environment has not been built.
+Each test is marked `peers` and skipped, with the install command as its reason, on a
+machine where that peer's environment has not been built.
 """
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ from scrubcheck.adapters import load_adapter
 from scrubcheck.checks.trace import run_stream
 from scrubcheck.model import Context
 from scrubcheck.peers import find_manifest, read_marker
+
+pytestmark = pytest.mark.peers
 
 
 @pytest.fixture
