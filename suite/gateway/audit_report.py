@@ -27,8 +27,8 @@ from scrubcheck.gateway.audit import AuditResult, PassResult, ScenarioAudit
 from scrubcheck.gateway.capture import write_captures
 from scrubcheck.gateway.upstream import SHAPE_DESCRIPTIONS
 from scrubcheck.gateway.verdicts import GATEWAY_MEANINGS, GATEWAY_ORDER, GatewayVerdict
-from scrubcheck.reports.html import _CSS as PAGE_CSS  # one look for every scrubcheck page
-from scrubcheck.reports.html import text as html_text
+from scrubcheck.reports.htmlpage import PAGE_CSS  # one look for every scrubcheck page
+from scrubcheck.reports.htmlpage import text as html_text
 from scrubcheck.reports.mdtext import cell, code_span, fenced
 from scrubcheck.reports.text import plural, shorten, xml_safe
 
@@ -327,7 +327,7 @@ def summary_lines(result: AuditResult, shown: int = 20) -> list[str]:
             if r.reproduce:
                 lines.append(f"      replay: {r.reproduce[0]}")
         if len(failing) > shown:
-            lines.append(f"  … {len(failing) - shown} more (see the reports: --report-dir)")
+            lines.append(f"  … {len(failing) - shown} more (see the reports: --out)")
     if result.problem:
         lines.append(f"\n{result.problem}")
     if result.not_run:

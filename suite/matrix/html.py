@@ -20,7 +20,7 @@ from scrubcheck.matrix.model import (
     pruned,
 )
 from scrubcheck.matrix.verdicts import ERROR, FAIL, LEAK, PASS, SHOULD, SKIPPED, UNSUPPORTED
-from scrubcheck.reports.html import _CSS, _table, text
+from scrubcheck.reports.htmlpage import PAGE_CSS, table, text
 
 _EXTRA_CSS = """
 td.v-PASS{background:#dafbe1}td.v-LEAK{background:#82071e;color:#fff;font-weight:700}
@@ -67,7 +67,7 @@ def render_html(matrix: Matrix) -> str:
                        for v in (PASS, LEAK, FAIL, SHOULD, ERROR)],
                      text(class_count(row)), str(t[UNSUPPORTED] + t[SKIPPED]),
                      text(f"linear time {row.linear() or 'not run'}")])
-    parts.append("<h2>Headline</h2>" + _table(HEADLINE, rows, 3))
+    parts.append("<h2>Headline</h2>" + table(HEADLINE, rows, 3))
     for key, title in (("group", "By SPEC rule group"), ("area", "By corpus area")):
         cols = columns(matrix, key)
         body = []
@@ -76,7 +76,7 @@ def render_html(matrix: Matrix) -> str:
             body.append([_name(row)] + [
                 f'<td class="n {_cell_class(cells.get(c, Counter()))}">'
                 f"{text(counts_text(cells[c])) if c in cells else ''}</td>" for c in cols])
-        parts.append(f"<h2>{text(title)}</h2>" + _table(["implementation", *cols], body, 1))
+        parts.append(f"<h2>{text(title)}</h2>" + table(["implementation", *cols], body, 1))
     parts.append(_observed(matrix))
     parts.append(_restrictions(matrix))
     parts.append(_pruned(matrix))
@@ -87,7 +87,7 @@ def render_html(matrix: Matrix) -> str:
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f'<meta http-equiv="Content-Security-Policy" content="{csp}">'
             "<title>scrubcheck compliance matrix</title>"
-            f"<style>{_CSS}{_EXTRA_CSS}</style></head><body>{body}</body></html>\n")
+            f"<style>{PAGE_CSS}{_EXTRA_CSS}</style></head><body>{body}</body></html>\n")
 
 
 def _observed(matrix: Matrix) -> str:
@@ -104,7 +104,7 @@ def _observed(matrix: Matrix) -> str:
                      "yes" if check.confirmed else "<b>no</b>",
                      f"<code>{text(check.command)}</code>"])
     return ("<h2>Behaviour observed in the field, reproduced here</h2>"
-            + _table(["behaviour", "peer", "scenario", "verdict", "confirmed", "reproduce"],
+            + table(["behaviour", "peer", "scenario", "verdict", "confirmed", "reproduce"],
                      rows, 99))
 
 
@@ -127,7 +127,7 @@ def _pruned(matrix: Matrix) -> str:
         f"{LETTER.get(v.get(i, ''), '')}</td>" for v in verdicts] for i in ids]
     return (f"<h2>Where implementations differ (pruned view: {len(ids)} of "
             f"{len(matrix.scenario_ids())} scenarios)</h2>"
-            + _table(["scenario", *[r.name for r in ran]], rows, 99))
+            + table(["scenario", *[r.name for r in ran]], rows, 99))
 
 
 def _classes(matrix: Matrix) -> str:
@@ -146,7 +146,7 @@ def _classes(matrix: Matrix) -> str:
                  + (f"<pre>$ {text(c.command)}</pre>" if c.command else "")]
                 for c in classes]
         parts.append(f"<h3>{_name(row)}: {len(classes)} classes</h3>"
-                     + (_table(["verdict", "rules", "area", "family", "scenarios",
+                     + (table(["verdict", "rules", "area", "family", "scenarios",
                                 "shortest example"], body, 4) if body
                         else "<p>No failing scenario.</p>"))
     return "".join(parts)

@@ -24,6 +24,7 @@ from ..checks.render import WHITESPACE_MARKS, quoted
 from ..results import Failure, Outcome, RunResult, ScenarioResult
 from . import analysis as an
 from .diff import CONTEXT_AFTER, CONTEXT_BEFORE
+from .htmlpage import PAGE_CSS, table, text
 from .scenario import (
     LABEL_WIDTH,
     holdback_text,
@@ -37,55 +38,6 @@ from .scenario import (
 from .text import WHITESPACE_LEGEND, plural, terminal_safe, visible_whitespace, xml_safe
 
 SEVERITY_KEYS = ("leak", "must", "should")
-
-_CSS = """
-body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1200px;padding:1em 2em;
-  color:#1f2328;background:#fff}
-h1{font-size:1.6em;margin:.2em 0}
-h2{border-bottom:1px solid #d0d7de;padding-bottom:.2em;margin-top:1.6em}
-code,pre{font:12.5px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
-pre{background:#f6f8fa;border:1px solid #d0d7de;border-radius:6px;padding:.6em .8em;
-  overflow-x:auto}
-table{border-collapse:collapse;margin:.5em 0}
-th,td{border:1px solid #d0d7de;padding:.25em .6em;text-align:left;vertical-align:top}
-th{background:#f6f8fa}
-td.n{text-align:right}
-.verdict{display:inline-block;font-weight:700;font-size:1.2em;padding:.2em .7em;
-  border-radius:6px;color:#fff}
-.badges{margin:.6em 0}
-.badge{display:inline-block;padding:.15em .6em;margin:0 .3em .3em 0;border-radius:1em;
-  font-weight:600;color:#fff}
-.PASS{background:#1a7f37}
-.FAIL{background:#cf222e}
-.ERROR{background:#bc4c00}
-.TIMEOUT{background:#8250df}
-.UNSUPPORTED{background:#6e7781}
-.SKIPPED{background:#8c959f}
-.CORPUS{background:#953800}
-.zero{opacity:.45}
-td.hot-FAIL{background:#ffebe9;font-weight:700}
-td.hot-ERROR,td.hot-TIMEOUT{background:#fff1e5;font-weight:700}
-td.hot-PASS{color:#1a7f37}
-.sev{display:inline-block;font-size:.8em;font-weight:700;padding:0 .5em;border-radius:4px;
-  color:#fff;margin-right:.4em}
-.sev-leak{background:#82071e}
-.sev-must{background:#cf222e}
-.sev-should{background:#9a6700}
-details.scenario{border:1px solid #d0d7de;border-radius:6px;margin:.5em 0;padding:.3em .8em}
-details.scenario>summary{cursor:pointer;font-weight:600}
-.ws{color:#8c959f}
-mark.leaked{background:#ffcecb;color:#82071e;outline:1px solid #cf222e;border-radius:2px}
-mark.leaked .ws{color:#cf222e}
-.wrap{display:inline-block;vertical-align:top;max-width:calc(100% - 10ch);
-  white-space:pre-wrap;overflow-wrap:anywhere}
-details.not-run>summary{cursor:pointer;font-weight:600;font-size:1.1em}
-details.captured>summary{cursor:pointer}
-.esc{color:#8250df;font-weight:600}
-.controls{position:sticky;top:0;background:#fff;padding:.5em 0;border-bottom:1px solid #d0d7de}
-.controls input[type=search]{width:24em;padding:.2em .4em}
-.muted{color:#656d76}
-blockquote{margin:.4em 0;padding:0 .8em;border-left:3px solid #d0d7de;color:#424a53}
-"""
 
 _SCRIPT = """
 (function(){
@@ -111,11 +63,6 @@ _WS_GLYPHS = re.compile(f"([{re.escape(''.join(WHITESPACE_MARKS.values()))}]+)"
                         r"|(\\x[0-9a-f]{2}|\\u[0-9a-f]{4,6}|\\U[0-9a-f]{8})")
 
 
-def text(value: object) -> str:
-    """Any value as escaped HTML text."""
-    return escape(xml_safe(str(value)), quote=True)
-
-
 def markdown(source: str) -> str:
     """Author-written Markdown (descriptions) rendered with raw HTML disabled."""
     return _MARKDOWN.render(xml_safe(source))
@@ -132,22 +79,6 @@ def _mark_whitespace(line: str) -> str:
         position = match.end()
     out.append(escape(line[position:]))
     return "".join(out)
-
-
-def _table(headers: list[str], rows: list[list[str]], numeric_from: int) -> str:
-    """A table whose cells are already HTML; columns from `numeric_from` are right-aligned."""
-    head = "".join(f"<th>{escape(h)}</th>" for h in headers)
-    body = []
-    for row in rows:
-        cells = []
-        for index, value in enumerate(row):
-            css = ' class="n"' if index >= numeric_from else ""
-            if value.startswith("<td"):
-                cells.append(value)
-            else:
-                cells.append(f"<td{css}>{value}</td>")
-        body.append("<tr>" + "".join(cells) + "</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
 def _count_cells(counts: dict[str, int]) -> list[str]:
@@ -228,7 +159,7 @@ def corpus_errors(run: RunResult) -> str:
 def area_table(run: RunResult) -> str:
     rows = [[text(r.key), str(r.total), *_count_cells(r.counts)] for r in an.area_rows(run)]
     return ('<section id="areas"><h2>By area</h2>'
-            + _table(["area", "scenarios", *_outcome_headers()], rows, 1) + "</section>")
+            + table(["area", "scenarios", *_outcome_headers()], rows, 1) + "</section>")
 
 
 def rule_table(run: RunResult) -> str:
@@ -236,7 +167,7 @@ def rule_table(run: RunResult) -> str:
              *_count_cells(r.counts)] for r in an.rule_rows(run)]
     return ('<section id="rules"><h2>By SPEC rule</h2>'
             "<p>Counts of the scenarios (and scrubber-wide checks) that name each rule.</p>"
-            + _table(["rule", "level", "title", "scenarios", *_outcome_headers()], rows, 3)
+            + table(["rule", "level", "title", "scenarios", *_outcome_headers()], rows, 3)
             + "</section>")
 
 
@@ -244,7 +175,7 @@ def violation_table(run: RunResult) -> str:
     rows = [[f"<code>{text(r.rule)}</code>", text(r.level), text(r.check),
              '<span class="sev sev-leak">leak</span>' if r.leak else "",
              str(r.scenarios), str(r.chunkings)] for r in an.violation_rows(run)]
-    body = (_table(["violated rule", "level", "check", "leak", "scenarios",
+    body = (table(["violated rule", "level", "check", "leak", "scenarios",
                     "failing chunkings"], rows, 4) if rows else "<p>No check failed.</p>")
     return f'<section id="violations"><h2>Failures by rule and check</h2>{body}</section>'
 
@@ -256,7 +187,7 @@ def scrubber_checks(run: RunResult) -> str:
              f'<span class="badge {r.outcome.value}">{r.outcome.value}</span>',
              text(metrics_text(r) or ""), text(r.reason or "")] for r in run.scrubber_checks]
     return ('<section id="scrubber-checks"><h2>Scrubber-wide checks</h2>'
-            + _table(["check", "rules", "outcome", "metrics", "reason"], rows, 99)
+            + table(["check", "rules", "outcome", "metrics", "reason"], rows, 99)
             + "</section>")
 
 
@@ -297,7 +228,7 @@ def check_table(result: ScenarioResult) -> str:
         smallest = f"{failure.chunking} ({plural(len(failure.deltas), 'delta')})"
         rows.append([f"[{index}]", text(failure.check), f"<code>{text(failure.rule)}</code>",
                      text(failure.level), text(smallest), str(repro.failing)])
-    return _table(["", "check", "rule", "level", "smallest failing chunking",
+    return table(["", "check", "rule", "level", "smallest failing chunking",
                    "failing chunkings"], rows, 5)
 
 
@@ -434,7 +365,7 @@ def render_html(run: RunResult) -> str:
         '<html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{csp}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>scrubcheck report: {text(run.scrubber)}</title><style>{_CSS}</style></head>"
+        f"<title>scrubcheck report: {text(run.scrubber)}</title><style>{PAGE_CSS}</style></head>"
         f"<body>{body}<script>{_SCRIPT}</script></body></html>\n"
     )
 
