@@ -28,8 +28,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from scrubcheck.peers.manifest import ManifestError, Package
-from scrubcheck.peers.manifest import _package as parse_package
+from scrubcheck.peers.manifest import ManifestError, Package, parse_package
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9.-]*$")
 _TOP_KEYS = {"name", "title", "homepage", "command", "ready", "base_path", "start_timeout_s",

@@ -302,7 +302,7 @@ def _validate(data: dict, path: Path) -> Manifest:
         raise _fail(path, "timeout_s must be a positive number")
     return Manifest(
         name=name, title=data["title"], kind=data["kind"], entry=data["entry"],
-        program=program, package=_package(data.get("package"), path),
+        program=program, package=parse_package(data.get("package"), path),
         features=frozenset(features), context=frozenset(context) | frozenset(fixed),
         fixed_context=tuple(sorted(fixed.items())), heavy=bool(data.get("heavy", False)),
         model_of=data.get("model_of"), restrictions=_str_list(data, "restrictions", path),
@@ -350,7 +350,8 @@ def shared_observations() -> tuple[Observation, ...]:
         raise ManifestError(str(exc)) from exc
 
 
-def _package(raw: object, path: Path) -> Package:
+def parse_package(raw: object, path: Path) -> Package:
+    """The [package] table of a peer.toml (or a gateway.toml, which installs the same way)."""
     if raw is None:
         return Package("none")
     if not isinstance(raw, dict):
