@@ -44,6 +44,7 @@ from scrubcheck.hunt.scenario import finding_yaml
 from scrubcheck.hunt.selftest import ALL_CASES, LEAK, BrokenCase, probe, verdict_text
 from scrubcheck.results import Outcome
 from scrubcheck.runner import RunSettings, run_corpus
+from scrubcheck.scrubbers.broken import BROKEN
 
 ROOT = Path(__file__).resolve().parent.parent
 PROBES = ("control", "target")  # BrokenCase attributes: one column each
@@ -78,7 +79,7 @@ def probe_detection(case: BrokenCase, which: str, scenarios: dict) -> Detection:
     """The broken scrubber on its control or target scenario (scrubcheck.hunt.selftest)."""
     check = getattr(case, which)
     started = time.monotonic()
-    result = probe(case.spec, check, scenarios)
+    result = probe(BROKEN[case.name], check, scenarios)
     return Detection(check.met_by(result), time.monotonic() - started, [verdict_text(result)],
                      check.label)
 
@@ -87,7 +88,7 @@ def corpus_detection(case: BrokenCase, seed: int) -> Detection:
     corpus = load_corpus()
     scenarios = [s for s in corpus.scenarios if "long" not in s.labels]
     started = time.monotonic()
-    run = run_corpus(case.spec, scenarios, RunSettings(seed=seed, jobs=2, random_count=2,
+    run = run_corpus(BROKEN[case.name], scenarios, RunSettings(seed=seed, jobs=2, random_count=2,
                                                       timeout_s=20.0), progress=False)
     seconds = time.monotonic() - started
     rules: dict[str, int] = {}
@@ -116,7 +117,7 @@ def wanted_rules(case: BrokenCase) -> set[str]:
 
 def hunt_detection(case: BrokenCase, seconds: float, seed: int) -> Detection:
     wanted = wanted_rules(case)
-    result = hunt(case.spec, HuntSettings(seconds=seconds, seed=seed, database="memory",
+    result = hunt(BROKEN[case.name], HuntSettings(seconds=seconds, seed=seed, database="memory",
                                           linear="R-ROBUST-2" in wanted, timeout=5.0,
                                           stop=lambda f: f.rule in wanted))
     hits = [f.elapsed for f in result.findings if f.rule in wanted]
@@ -129,7 +130,7 @@ def fuzz_detection(case: BrokenCase, seconds: float, seed: int) -> Detection:
     with tempfile.TemporaryDirectory() as work:
         options = FuzzSettings(seconds=seconds, seed=seed, work_dir=Path(work), timeout=5,
                                linear="R-ROBUST-2" in wanted, stop=lambda f: f.rule in wanted)
-        result = fuzz(case.spec, options)
+        result = fuzz(BROKEN[case.name], options)
     hits = [f.elapsed for f in result.findings if f.rule in wanted]
     note = f"{result.executions} inputs"
     if result.errors:

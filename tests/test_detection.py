@@ -16,6 +16,7 @@ import pytest
 from scrubcheck.hunt import FuzzSettings, HuntSettings, fuzz, hunt
 from scrubcheck.hunt.fuzzing import atheris_problem
 from scrubcheck.hunt.selftest import SELF_TEST
+from scrubcheck.scrubbers.broken import BROKEN
 
 BY_NAME = {case.name: case for case in SELF_TEST}
 
@@ -30,8 +31,8 @@ def test_the_self_test_covers_the_twelve_field_bugs():
 def test_a_seeded_hunt_catches_each_bug(name):
     case = BY_NAME[name]
     wanted = set(case.rules)
-    result = hunt(case.spec, HuntSettings(seconds=30, seed=1, database="memory", linear=False,
-                                          shrink=False, stop=lambda f: f.rule in wanted))
+    result = hunt(BROKEN[name], HuntSettings(seconds=30, seed=1, database="memory", linear=False,
+                                             shrink=False, stop=lambda f: f.rule in wanted))
     caught = [f for f in result.findings if f.rule in wanted]
     assert caught, [f.rule for f in result.findings]
     assert caught[0].elapsed < 30
@@ -43,6 +44,6 @@ def test_a_seeded_hunt_catches_each_bug(name):
 def test_a_seeded_fuzz_run_catches_leak_bugs(name, tmp_path):
     case = BY_NAME[name]
     wanted = set(case.rules)
-    result = fuzz(case.spec, FuzzSettings(seconds=30, seed=1, work_dir=tmp_path, linear=False,
-                                          stop=lambda f: f.rule in wanted))
+    result = fuzz(BROKEN[name], FuzzSettings(seconds=30, seed=1, work_dir=tmp_path, linear=False,
+                                             stop=lambda f: f.rule in wanted))
     assert any(f.rule in wanted for f in result.findings), (result.findings, result.errors)

@@ -62,7 +62,7 @@ def test_every_probe_names_a_scenario_and_chunking_that_exist(scenarios):
 @pytest.mark.parametrize("name", sorted(BY_NAME))
 def test_the_broken_scrubber_passes_its_control(name, scenarios):
     case = BY_NAME[name]
-    result = probe(case.spec, case.control, scenarios)
+    result = probe(BROKEN[case.name], case.control, scenarios)
     assert result.outcome is Outcome.PASS, (
         f"{name} fails its control {case.control.label}: {verdict_text(result)} "
         f"{result.reason or ''} {[f.detail for f in result.failures][:3]}")
@@ -71,7 +71,7 @@ def test_the_broken_scrubber_passes_its_control(name, scenarios):
 @pytest.mark.parametrize("name", sorted(BY_NAME))
 def test_the_broken_scrubber_fails_its_target_with_its_rule(name, scenarios):
     case = BY_NAME[name]
-    result = probe(case.spec, case.target, scenarios, timeout_s=HANG_TIMEOUT_S)
+    result = probe(BROKEN[case.name], case.target, scenarios, timeout_s=HANG_TIMEOUT_S)
     assert case.target.met_by(result), (
         f"{name} on its target {case.target.label}: {verdict_text(result)}, "
         f"expected {case.target.expect}")
@@ -96,7 +96,7 @@ def test_each_control_exercises_scrubbing(scenarios):
     for case in ALL_CASES:
         if case is passthrough:
             continue
-        result = probe(passthrough.spec, case.control, scenarios)
+        result = probe(BROKEN[passthrough.name], case.control, scenarios)
         assert result.outcome is not Outcome.PASS, (case.name, case.control.label)
 
 
