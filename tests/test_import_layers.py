@@ -1,0 +1,119 @@
+"""Layers only look down, and the product never imports the test fixtures.
+
+.importlinter states the layers (corpus, chunking, adapters, checks, runner, reports,
+the tools on top, the commands above all); `lint-imports` (import-linter) fails on any
+import from a lower layer into a higher one, so a shortcut that would make the layers
+lean on each other fails CI instead of growing a cycle. What import-linter cannot see is
+checked here too: it reads `suite/` only (the scrubbers live in `scrubbers/`, installed
+as `scrubcheck.scrubbers`), so the rule that product code does not import the broken
+test scrubbers, and that shared pieces are imported by public names, are read from the
+source.
+"""
+
+from __future__ import annotations
+
+import ast
+import configparser
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SUITE = ROOT / "suite"
+CONFIG = ROOT / ".importlinter"
+FIXTURES = "scrubcheck.scrubbers.broken"
+
+
+def lint_imports(config: Path) -> subprocess.CompletedProcess[str]:
+    exe = Path(sys.executable).with_name("lint-imports")
+    command = str(exe) if exe.exists() else shutil.which("lint-imports")
+    if command is None:
+        pytest.fail("lint-imports is not installed: pip install -e '.[test]'")
+    return subprocess.run([command, "--config", str(config), "--no-cache"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600)
+
+
+def layer_names() -> list[list[str]]:
+    """The layers of .importlinter, top first, each a list of module names."""
+    parser = configparser.ConfigParser()
+    parser.read(CONFIG, encoding="utf-8")
+    raw = parser["importlinter:contract:layers"]["layers"]
+    return [[name.strip().strip("()") for name in line.replace("|", ":").split(":")]
+            for line in raw.strip().splitlines() if line.strip()]
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(SUITE).with_suffix("").parts
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(("scrubcheck", *parts))
+
+
+def imports_of(path: Path) -> list[tuple[str, list[str]]]:
+    """(module, names) for every import in `path`, relative imports made absolute."""
+    here = module_name(path).split(".")
+    package = here if path.name == "__init__.py" else here[:-1]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, []) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            target = ".".join([*base, *([node.module] if node.module else [])])
+            found.append((target, [alias.name for alias in node.names]))
+    return found
+
+
+def test_lint_imports_keeps_the_layers():
+    run = lint_imports(CONFIG)
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    assert "1 kept, 0 broken" in run.stdout
+
+
+def test_the_contract_can_break(tmp_path):
+    """Upside down, the same layers are broken: the contract sees the real import graph."""
+    parser = configparser.ConfigParser()
+    parser.read(CONFIG, encoding="utf-8")
+    section = parser["importlinter:contract:layers"]
+    section["layers"] = "\n".join(reversed(section["layers"].strip().splitlines()))
+    upside_down = tmp_path / "upside-down.ini"
+    with upside_down.open("w", encoding="utf-8") as out:
+        parser.write(out)
+    run = lint_imports(upside_down)
+    assert run.returncode != 0 and "BROKEN" in run.stdout, run.stdout[-2000:]
+
+
+def test_every_top_level_module_has_a_layer():
+    """A new package outside the contract would be free to import anything."""
+    listed = {name for layer in layer_names() for name in layer}
+    top = {module_name(p) for p in SUITE.glob("*.py") if p.name != "__init__.py"}
+    top |= {module_name(p.parent) for p in SUITE.glob("*/__init__.py")}
+    unplaced = sorted(top - listed)
+    assert unplaced == [], f"add {unplaced} to a layer in .importlinter"
+
+
+def test_product_code_does_not_import_the_test_fixtures():
+    """The broken scrubbers are test fixtures: the self-test's callers pass them in."""
+    offenders = [f"{module_name(path)} imports {target}"
+                 for path in SUITE.rglob("*.py")
+                 for target, names in imports_of(path)
+                 if target.startswith(FIXTURES)
+                 or any(f"{target}.{name}".startswith(FIXTURES) for name in names)]
+    assert offenders == []
+
+
+def test_no_private_name_is_imported_from_another_package():
+    """What two packages share is public, in the lower one (reports.htmlpage, childprocess);
+    a private name imported across packages is a shared piece without a home."""
+    offenders = []
+    for path in SUITE.rglob("*.py"):
+        own = module_name(path).split(".")[:2]
+        for target, names in imports_of(path):
+            if not target.startswith("scrubcheck.") or target.split(".")[:2] == own:
+                continue
+            offenders += [f"{module_name(path)}: {target}.{name}" for name in names
+                          if name.startswith("_") and not name.startswith("__")]
+    assert offenders == []
