@@ -9,10 +9,19 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from scrubcheck.adapters.context import unsupported_reason
 from scrubcheck.model import Context
+
+
+class FeedFlush(Protocol):
+    """A streaming scrubber's own object, as the adapters drive it: `feed` each delta,
+    then `flush`, which may take context such as `finish_reason` by keyword."""
+
+    def feed(self, delta: str, /) -> object: ...
+
+    def flush(self, *args: Any, **kwargs: Any) -> object: ...
 
 
 class Session(Protocol):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from scrubcheck.adapters.base import Adapter
 from scrubcheck.adapters.batch import BatchAdapter
 from scrubcheck.adapters.context import required_positionals
@@ -28,23 +30,22 @@ def load_adapter(spec: str) -> Adapter:
     kind, target_spec = split_kind(spec)
     target = resolve_target(target_spec)
     if kind == "batch":
-        adapter: Adapter = BatchAdapter(spec, target_spec, target)
+        adapter: Adapter = BatchAdapter(spec, target_spec, _require_callable(target, spec))
     elif kind == "splitter":
-        _require_callable(target, spec)
-        adapter = SplitterAdapter(spec, target_spec, target)
+        adapter = SplitterAdapter(spec, target_spec, _require_callable(target, spec))
     else:
-        _require_stream_factory(target, spec)
-        adapter = StreamAdapter(spec, target_spec, target)
+        adapter = StreamAdapter(spec, target_spec, _require_stream_factory(target, spec))
     _CACHE[spec] = adapter
     return adapter
 
 
-def _require_callable(target: object, spec: str) -> None:
+def _require_callable(target: object, spec: str) -> Callable[..., object]:
     if not callable(target):
         raise AdapterError(f"{spec}: {type(target).__name__} object is not callable")
+    return target
 
 
-def _require_stream_factory(target: object, spec: str) -> None:
+def _require_stream_factory(target: object, spec: str) -> Callable[..., object]:
     if not callable(target):
         if callable(getattr(target, "feed", None)):
             raise AdapterError(
@@ -53,9 +54,10 @@ def _require_stream_factory(target: object, spec: str) -> None:
             )
         raise AdapterError(f"{spec}: {type(target).__name__} object is not callable")
     if isinstance(target, type):
-        return
+        return target
     if required_positionals(target) == 1:
         raise AdapterError(
             f"{spec}: takes one argument, so it looks like a whole-text function; use "
             f"'batch:{spec}' for str -> str or 'splitter:{spec}' for str -> (reasoning, answer)"
         )
+    return target

@@ -15,10 +15,16 @@ from __future__ import annotations
 import itertools
 import json
 import os
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from scrubcheck.adapters.base import Adapter, BatchRun
 from scrubcheck.adapters.resolve import AdapterError
 from scrubcheck.model import Context
+
+if TYPE_CHECKING:  # imported where used, at run time: only a peer run needs them
+    from scrubcheck.peers.breaker import PeerGivenUp
+    from scrubcheck.peers.process import PeerFailure
 
 PREFIX = "peer:"
 #: A `time` request feeds up to 1 Mi characters to the peer (R-ROBUST-2), so it gets this
@@ -321,7 +327,7 @@ class PeerFailureError(Exception):
     """The peer died, hung or broke the protocol during a request (a PeerFailure), or the
     circuit breaker stopped asking it (a PeerGivenUp)."""
 
-    def __init__(self, failure: Exception) -> None:
+    def __init__(self, failure: PeerFailure | PeerGivenUp) -> None:
         super().__init__(str(failure))
         self.failure = failure
 
@@ -329,7 +335,7 @@ class PeerFailureError(Exception):
         return self.failure.describe()
 
 
-def _groups(streams: list[tuple[str, ...]]):  # type: ignore[no-untyped-def]
+def _groups(streams: list[tuple[str, ...]]) -> Iterator[list[tuple[str, ...]]]:
     """Consecutive groups of at most AHEAD_STREAMS streams and about AHEAD_CHARS characters."""
     group: list[tuple[str, ...]] = []
     size = 0

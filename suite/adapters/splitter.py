@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from scrubcheck.adapters.base import Adapter
+from scrubcheck.adapters.base import Adapter, FeedFlush
 from scrubcheck.adapters.batch import BufferedSession, require_text_function
 from scrubcheck.adapters.context import accepted_keywords, declared_features, required_positionals
 from scrubcheck.adapters.stream import probe_instance, require_feed_flush
@@ -36,7 +36,7 @@ def split_channels(value: object) -> tuple[object, object] | None:
 class SplitSession:
     """Wraps a session whose values are split results; returns the answer channel."""
 
-    def __init__(self, inner: object) -> None:
+    def __init__(self, inner: FeedFlush) -> None:
         self.inner = inner
         self.reasoning: list[str] = []
 
@@ -57,7 +57,7 @@ class SplitSession:
 
 
 class _CallSession:
-    def __init__(self, scrubber: object) -> None:
+    def __init__(self, scrubber: FeedFlush) -> None:
         self.scrubber = scrubber
 
     def feed(self, delta: str) -> object:
@@ -73,8 +73,7 @@ class SplitterAdapter(Adapter):
     def __init__(self, spec: str, name: str, target: Callable) -> None:
         self.streaming = isinstance(target, type) or required_positionals(target) == 0
         if self.streaming:
-            probe = probe_instance(target, spec)
-            require_feed_flush(probe, spec)
+            probe = require_feed_flush(probe_instance(target, spec), spec)
             features = declared_features(target, probe)
         else:
             require_text_function(target, spec)

@@ -8,8 +8,9 @@ Context goes to the factory by keyword when its signature names the key;
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypeGuard
 
-from scrubcheck.adapters.base import Adapter
+from scrubcheck.adapters.base import Adapter, FeedFlush
 from scrubcheck.adapters.context import accepted_keywords, declared_features
 from scrubcheck.adapters.resolve import AdapterError
 from scrubcheck.model import Context
@@ -30,20 +31,29 @@ def probe_instance(factory: Callable, label: str) -> object:
         ) from exc
 
 
-def require_feed_flush(obj: object, label: str) -> None:
-    missing = [m for m in ("feed", "flush") if not callable(getattr(obj, m, None))]
-    if missing:
-        raise AdapterError(
-            f"{label}: the object it builds ({type(obj).__name__}) has no "
-            + " and no ".join(f"{m}()" for m in missing)
-            + " method"
-        )
+def _missing_methods(obj: object) -> list[str]:
+    return [m for m in ("feed", "flush") if not callable(getattr(obj, m, None))]
+
+
+def _feeds_and_flushes(obj: object) -> TypeGuard[FeedFlush]:
+    return not _missing_methods(obj)
+
+
+def require_feed_flush(obj: object, label: str) -> FeedFlush:
+    """obj, which has callable feed() and flush() methods, or an error naming those missing."""
+    if _feeds_and_flushes(obj):
+        return obj
+    raise AdapterError(
+        f"{label}: the object it builds ({type(obj).__name__}) has no "
+        + " and no ".join(f"{m}()" for m in _missing_methods(obj))
+        + " method"
+    )
 
 
 class StreamSession:
     """One scrubber object driven over one stream (and, for R-REUSE-1, the next)."""
 
-    def __init__(self, scrubber: object, flush_kwargs: dict[str, object]) -> None:
+    def __init__(self, scrubber: FeedFlush, flush_kwargs: dict[str, object]) -> None:
         self.scrubber = scrubber
         self.reasoning: list[str] = []
         self._flush_kwargs = flush_kwargs
@@ -59,8 +69,7 @@ class StreamAdapter(Adapter):
     kind = "stream"
 
     def __init__(self, spec: str, name: str, factory: Callable) -> None:
-        probe = probe_instance(factory, spec)
-        require_feed_flush(probe, spec)
+        probe = require_feed_flush(probe_instance(factory, spec), spec)
         self.factory = factory
         self.factory_keys = accepted_keywords(factory)
         flush_keys = accepted_keywords(probe.flush, ("finish_reason",))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from scrubcheck.corpus.fields import mapping, mappings, text, texts, texts_or_none
 from scrubcheck.model import Context, Scenario
 from scrubcheck.vocabulary import custom_delimiters
 
@@ -14,28 +15,27 @@ def context_from(raw: Mapping[str, object] | None) -> Context:
     return Context(
         starts_in_reasoning=bool(raw.get("starts_in_reasoning", False)),
         inline_answer=bool(raw.get("inline_answer", False)),
-        finish_reason=raw.get("finish_reason", "stop"),
-        features=tuple(raw.get("features", ())),
+        finish_reason=text(raw, "finish_reason", "stop"),
+        features=texts(raw, "features"),
         may_skip_reasoning=bool(raw.get("may_skip_reasoning", False)),
-        delimiters=custom_delimiters(raw.get("delimiters", ())),
+        delimiters=custom_delimiters(mappings(raw, "delimiters")),
     )
 
 
 def scenario_from(item: Mapping[str, object], area: str, file: str, line: int) -> Scenario:
     """The Scenario of a mapping that already passed the schema."""
-    acceptable = item.get("acceptable")
     return Scenario(
         id=str(item["id"]),
         area=area,
-        rules=tuple(item["rules"]),
+        rules=texts(item, "rules"),
         description=str(item["description"]),
-        deltas=tuple(item["deltas"]),
-        reasoning=tuple(item["reasoning"]),
-        context=context_from(item.get("context")),
-        visible=item.get("visible"),
-        acceptable=tuple(acceptable) if acceptable is not None else None,
-        source=item.get("source"),
-        labels=tuple(item.get("labels", ())),
+        deltas=texts(item, "deltas"),
+        reasoning=texts(item, "reasoning"),
+        context=context_from(mapping(item, "context")),
+        visible=text(item, "visible"),
+        acceptable=texts_or_none(item, "acceptable"),
+        source=text(item, "source"),
+        labels=texts(item, "labels"),
         file=file,
         line=line,
     )

@@ -21,6 +21,7 @@ from scrubcheck.corpus import (
     family_unclosed,
 )
 from scrubcheck.corpus.family_base import Family
+from scrubcheck.corpus.fields import mapping, text, texts
 from scrubcheck.corpus.schema import Problem, problems_of
 from scrubcheck.corpus.semantics import check_rules
 from scrubcheck.model import Scenario
@@ -50,27 +51,27 @@ def expand(entry: Mapping[str, object], area: str, file: str,
     if family is None:
         known = ", ".join(sorted(FAMILIES))
         return [], [Problem(("family",), f"unknown family {name!r} (known: {known})")]
-    params = entry.get("params") or {}
+    params = mapping(entry, "params") or {}
     validator = Draft202012Validator(dict(family.params_schema))
-    problems = check_rules(tuple(entry["rules"]))
+    problems = check_rules(texts(entry, "rules"))
     problems += problems_of(validator, params, prefix=("params",))
     if problems:
         return [], problems
     prefix = str(entry["id"])
-    labels = tuple(entry.get("labels", ()))
+    labels = texts(entry, "labels")
     scenarios = []
     for g in family.build(params):
         scenarios.append(Scenario(
             id=f"{prefix}-{g.suffix}",
             area=area,
-            rules=tuple(entry["rules"]),
+            rules=texts(entry, "rules"),
             description=f"{entry['description']} Case: {g.detail}.",
             deltas=g.deltas,
             reasoning=g.reasoning,
             context=g.context,
             visible=g.visible,
             acceptable=g.acceptable,
-            source=entry.get("source"),
+            source=text(entry, "source"),
             labels=tuple(dict.fromkeys((*labels, "generated", f"family:{name}", *g.labels))),
             file=file,
             line=line,

@@ -12,6 +12,7 @@ import random
 from collections.abc import Callable, Iterator, Mapping
 
 from scrubcheck.corpus.family_base import Family, Generated, params_schema
+from scrubcheck.corpus.fields import integer, texts, texts_or_none
 from scrubcheck.corpus.prose import TOPICS
 from scrubcheck.corpus.streams import Stream
 from scrubcheck.corpus.templates import (
@@ -78,12 +79,12 @@ def _with_tags_replaced(stream: Stream, changes: dict[str, str]) -> Stream:
 
 
 def build_ascii(params: Mapping[str, object]) -> Iterator[Generated]:
-    seed = params.get("seed", 1)
-    styles = list(params.get("styles", list(STYLES)))
+    seed = integer(params, "seed", 1)
+    styles = list(texts(params, "styles", tuple(STYLES)))
     if params.get("source", "default") == "default":
         targets = [d for d in default_delimiters() if d.kind == "open"]
     else:
-        chosen = params.get("features")
+        chosen = texts_or_none(params, "features")
         targets = [d for d in feature_delimiters(list(chosen) if chosen is not None else None)
                    if d.kind in ("open", "marker")]
     for d in targets:
@@ -117,7 +118,7 @@ LOOKALIKES: dict[str, tuple[str, str]] = {
 
 
 def build_non_ascii(params: Mapping[str, object]) -> Iterator[Generated]:
-    seed = params.get("seed", 1)
+    seed = integer(params, "seed", 1)
     for name in FAMILY_NAMES:
         for letter, (char, label) in LOOKALIKES.items():
             if letter not in name:

@@ -13,6 +13,7 @@ import random
 from collections.abc import Iterator, Mapping
 
 from scrubcheck.corpus.family_base import Family, Generated, params_schema
+from scrubcheck.corpus.fields import integer
 from scrubcheck.corpus.prose import TOPICS
 from scrubcheck.corpus.streams import Stream, slug
 from scrubcheck.corpus.templates import random_cuts
@@ -28,7 +29,7 @@ ENDS = ("<|end|>", "<|call|>", "<|return|>")
 
 
 def build(params: Mapping[str, object]) -> Iterator[Generated]:
-    seed = params.get("seed", 1)
+    seed = integer(params, "seed", 1)
     for opener in ("start", "channel"):
         for role in ROLES if opener == "start" else ("assistant",):
             for channel in CHANNELS if opener == "start" else CHANNELS[:-1]:

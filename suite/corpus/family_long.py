@@ -13,6 +13,7 @@ from collections.abc import Iterator, Mapping
 from functools import lru_cache
 
 from scrubcheck.corpus.family_base import Family, Generated, params_schema
+from scrubcheck.corpus.fields import integer, integers, mappings
 from scrubcheck.corpus.prose import answer_sentence, reasoning_note
 from scrubcheck.corpus.streams import ANSWER, REASONING, TAG, Stream, cut
 from scrubcheck.vocabulary import FAMILY_NAMES
@@ -73,7 +74,8 @@ def long_stream(size: int, seed: int, block_every: int) -> Stream:
 
 def _chunk(text: str, size: int, rng: random.Random) -> tuple[str, ...]:
     """Deltas of about `size` characters (+-50%), like a real token stream."""
-    offsets, at = [], 0
+    offsets: list[int] = []
+    at = 0
     low, high = max(1, size // 2), max(1, size + size // 2)
     while True:
         at += rng.randint(low, high)
@@ -82,17 +84,20 @@ def _chunk(text: str, size: int, rng: random.Random) -> tuple[str, ...]:
         offsets.append(at)
 
 
+_STREAMS = ({"size": 65536, "delta_sizes": [1, 7]},
+            {"size": 262144, "delta_sizes": [7, 512]},
+            {"size": 1048576, "delta_sizes": [16, 4096]})
+
+
 def build(params: Mapping[str, object]) -> Iterator[Generated]:
-    seed = int(params.get("seed", 1))
-    block_every = int(params.get("block_every", 8192))
-    streams = params.get("streams", [{"size": 65536, "delta_sizes": [1, 7]},
-                                     {"size": 262144, "delta_sizes": [7, 512]},
-                                     {"size": 1048576, "delta_sizes": [16, 4096]}])
+    seed = integer(params, "seed", 1)
+    block_every = integer(params, "block_every", 8192)
+    streams = mappings(params, "streams", _STREAMS)
     for spec in streams:
-        size = int(spec["size"])
+        size = integer(spec, "size")
         stream = long_stream(size, seed, block_every)
         label = f"{size // 1048576}m" if size % 1048576 == 0 else f"{size // 1024}k"
-        for delta_size in spec["delta_sizes"]:
+        for delta_size in integers(spec, "delta_sizes"):
             rng = random.Random(f"long-chunks:{seed}:{size}:{delta_size}")
             yield Generated(
                 suffix=f"{label}-d{delta_size}",

@@ -13,6 +13,7 @@ import random
 from collections.abc import Iterator, Mapping
 
 from scrubcheck.corpus.family_base import Family, Generated, params_schema
+from scrubcheck.corpus.fields import integer
 from scrubcheck.corpus.prose import TOPICS
 from scrubcheck.corpus.streams import Stream, slug
 from scrubcheck.corpus.templates import LAYOUTS, feature_delimiters, pair_stream, random_cuts
@@ -33,7 +34,7 @@ SHAPES: dict[str, str] = {
 
 
 def build_shapes(params: Mapping[str, object]) -> Iterator[Generated]:
-    seed = params.get("seed", 1)
+    seed = integer(params, "seed", 1)
     for name in FAMILY_NAMES:
         for label, shape in SHAPES.items():
             literal = shape.format(n=name)
@@ -57,7 +58,7 @@ def _foreign_closes() -> list[tuple[str, str]]:
 
 
 def build_cross(params: Mapping[str, object]) -> Iterator[Generated]:
-    seed = params.get("seed", 1)
+    seed = integer(params, "seed", 1)
     cases: list[tuple[str, str, str]] = [
         (f"{slug(a)}-then-{slug(b)}", a, f"</{b}>")
         for a in FAMILY_NAMES for b in FAMILY_NAMES if a != b
@@ -80,11 +81,13 @@ def build_cross(params: Mapping[str, object]) -> Iterator[Generated]:
 
 
 def build_prefill(params: Mapping[str, object]) -> Iterator[Generated]:
-    seed = params.get("seed", 1)
-    closes = [(slug(n), f"</{n}>", ()) for n in FAMILY_NAMES]
+    seed = integer(params, "seed", 1)
+    closes: list[tuple[str, str, tuple[str, ...]]] = [
+        (slug(n), f"</{n}>", ()) for n in FAMILY_NAMES]
     if params.get("features", True):
         closes += [(d.key.removesuffix("-close"), d.text, (d.feature,))
-                   for d in feature_delimiters() if d.kind == "close" and not d.header]
+                   for d in feature_delimiters()
+                   if d.kind == "close" and not d.header and d.feature is not None]
     for key, close, features in closes:
         for variant in ("plain", "stale-orphan"):
             rng = random.Random(f"{seed}:{key}:{variant}")

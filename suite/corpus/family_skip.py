@@ -14,6 +14,7 @@ import random
 from collections.abc import Iterator, Mapping
 
 from scrubcheck.corpus.family_base import Family, Generated, params_schema
+from scrubcheck.corpus.fields import integer
 from scrubcheck.corpus.prose import TOPICS
 from scrubcheck.corpus.streams import Stream
 from scrubcheck.corpus.templates import random_cuts
@@ -29,7 +30,7 @@ SHAPES: dict[str, bool] = {
 
 
 def build(params: Mapping[str, object]) -> Iterator[Generated]:
-    seed = params.get("seed", 1)
+    seed = integer(params, "seed", 1)
     for finish in FINISH_REASONS:
         for skip in (True, False):
             for inline in (False, True):

@@ -11,6 +11,7 @@ import random
 from collections.abc import Iterator, Mapping
 
 from scrubcheck.corpus.family_base import Family, Generated, params_schema
+from scrubcheck.corpus.fields import integer, texts_or_none
 from scrubcheck.corpus.prose import TOPICS
 from scrubcheck.corpus.streams import TAG, cut
 from scrubcheck.corpus.templates import (
@@ -32,12 +33,12 @@ def delimiters(params: Mapping[str, object]) -> list[Delimiter]:
         return list(default_delimiters())
     if params["source"] == "custom":
         return list(custom_delimiters_to_split())
-    chosen = params.get("features")
+    chosen = texts_or_none(params, "features")
     return list(feature_delimiters(list(chosen) if chosen is not None else None))
 
 
 def build(params: Mapping[str, object]) -> Iterator[Generated]:
-    seed = params.get("seed", 1)
+    seed = integer(params, "seed", 1)
     for d in delimiters(params):
         for k in range(1, len(d.text)):
             rng = random.Random(f"{seed}:{d.key}:{k}")

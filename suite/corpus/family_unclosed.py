@@ -12,6 +12,7 @@ import random
 from collections.abc import Iterator, Mapping
 
 from scrubcheck.corpus.family_base import Family, Generated, params_schema
+from scrubcheck.corpus.fields import integer
 from scrubcheck.corpus.prose import TOPICS
 from scrubcheck.corpus.streams import Stream
 from scrubcheck.corpus.templates import random_cuts
@@ -20,7 +21,7 @@ from scrubcheck.vocabulary import FAMILY_NAMES
 
 
 def build(params: Mapping[str, object]) -> Iterator[Generated]:
-    seed = params.get("seed", 1)
+    seed = integer(params, "seed", 1)
     for finish in FINISH_REASONS:
         for inline in (False, True):
             for newline in (True, False):

@@ -97,14 +97,14 @@ def _explain(error: ValidationError, path: tuple[object, ...]) -> Iterator[Probl
     schema = error.schema if isinstance(error.schema, dict) else {}
     if kind == "additionalProperties":
         allowed = sorted(schema.get("properties", {}))
-        for key in instance:
+        for key in instance if isinstance(instance, dict) else {}:
             if key not in allowed:
                 inside = f" in {where}" if path else ""
                 close = difflib.get_close_matches(str(key), allowed, n=1)
                 hint = f" (did you mean {close[0]!r}?)" if close else ""
                 yield Problem((*path, key), f"unknown key {key!r}{inside}{hint}")
     elif kind == "required":
-        for key in error.validator_value:
+        for key in _listed(error.validator_value):
             if isinstance(instance, dict) and key not in instance:
                 inside = f" in {where}" if path else ""
                 yield Problem(path, f"missing key {key!r}{inside}")
@@ -125,10 +125,16 @@ def _explain(error: ValidationError, path: tuple[object, ...]) -> Iterator[Probl
         yield Problem(path, f"{where} must be {json.dumps(error.validator_value)}, "
                             f"not {_shown(instance)}")
     elif kind == "enum":
-        choices = ", ".join("null" if c is None else str(c) for c in error.validator_value)
+        choices = ", ".join("null" if c is None else str(c)
+                            for c in _listed(error.validator_value))
         yield Problem(path, f"{where} must be one of {choices}, not {_shown(instance)}")
     else:
         yield Problem(path, f"{where}: {error.message}")
+
+
+def _listed(value: object) -> list[object]:
+    """A schema keyword's value as a list: `type` may name one type or several."""
+    return list(value) if isinstance(value, list) else [value]
 
 
 def _shown(value: object) -> str:
@@ -138,8 +144,7 @@ def _shown(value: object) -> str:
 
 
 def _type_message(error: ValidationError, where: str, path: tuple[object, ...]) -> str:
-    expected = error.validator_value
-    names = expected if isinstance(expected, list) else [expected]
+    names = [str(n) for n in _listed(error.validator_value)]
     wanted = " or ".join(_TYPE_WORDS.get(n, n) for n in names)
     if not path:
         return f"a scenario must be {wanted}, not {describe_type(error.instance)}"

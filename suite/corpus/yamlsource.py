@@ -16,7 +16,7 @@ scenario needs, before the recursive composer and constructor run out of stack.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import yaml
 
@@ -65,7 +65,7 @@ class _LineLoader(yaml.SafeLoader):
 
     _depth = 0
 
-    def compose_node(self, parent, index):  # type: ignore[no-untyped-def]
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
         event = self.peek_event()
         line = event.start_mark.line + 1
         if isinstance(event, yaml.AliasEvent):
@@ -87,7 +87,7 @@ def _refusal(what: str) -> str:
             "(a few lines of them can expand into gigabytes); write the value out in full")
 
 
-def _construct_map(loader: _LineLoader, node: yaml.MappingNode):  # type: ignore[no-untyped-def]
+def _construct_map(loader: _LineLoader, node: yaml.MappingNode) -> Iterator[LineDict]:
     data = LineDict()
     data.line = node.start_mark.line + 1
     yield data
@@ -105,7 +105,7 @@ def _construct_map(loader: _LineLoader, node: yaml.MappingNode):  # type: ignore
     data.update(loader.construct_mapping(node))
 
 
-def _construct_seq(loader: _LineLoader, node: yaml.SequenceNode):  # type: ignore[no-untyped-def]
+def _construct_seq(loader: _LineLoader, node: yaml.SequenceNode) -> Iterator[LineList]:
     data = LineList()
     data.line = node.start_mark.line + 1
     yield data
