@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import jsonschema
 import pytest
+import report_sample as sample
 
 from scrubcheck.cli import main
 from scrubcheck.reports import write_reports
 from scrubcheck.reports.badge import badge_dict
 from scrubcheck.results import Failure, Outcome, RunResult, ScenarioResult
-
-_SAMPLE = Path(__file__).parent / "data" / "reports" / "sample_run.py"
-_spec = importlib.util.spec_from_file_location("badge_sample_run", _SAMPLE)
-sample = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(sample)
 
 # The endpoint schema as shields.io documents it (https://shields.io/badges/endpoint-badge):
 # schemaVersion always 1, label required (may be empty), message required and non-empty,

@@ -20,7 +20,6 @@ from pathlib import Path
 import pytest
 
 from scrubcheck.cli import main
-from scrubcheck.corpus import load_corpus
 from scrubcheck.gateway.audit import AuditOptions, audit, replay_upstream
 from scrubcheck.gateway.audit_report import (
     file_names,
@@ -52,13 +51,6 @@ LENGTH_INLINE = "inline-finish-length-not-recovered"
 SELECTION = ["blocks-two-blocks-answer-between", SPLIT_OPEN, "orphan-prefill-basic",
              "inline-minimax-recovered-basic", LENGTH_INLINE, "trunc-multiline-no-close"]
 SECRET = "sk-audit-test-5f4e3d2c1b0a"
-
-
-@pytest.fixture(scope="module")
-def corpus():
-    loaded = load_corpus()
-    assert not loaded.errors
-    return loaded
 
 
 @pytest.fixture(scope="module")

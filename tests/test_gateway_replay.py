@@ -23,7 +23,6 @@ import openai
 import pytest
 
 from scrubcheck.cli import main
-from scrubcheck.corpus import load_corpus
 from scrubcheck.gateway.capture import Capture, Chunk, read_captures
 from scrubcheck.gateway.recorder import Recorder
 from scrubcheck.gateway.replay import Catalog, scenario_chunks
@@ -37,13 +36,6 @@ RECORDERS = 2
 LONG = 12_000
 #: What one request costs the client, in chunks' worth (for dealing out the work).
 REQUEST_COST = 25
-
-
-@pytest.fixture(scope="module")
-def corpus():
-    loaded = load_corpus()
-    assert not loaded.errors
-    return loaded
 
 
 @pytest.fixture(scope="module")

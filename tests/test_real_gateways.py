@@ -32,7 +32,7 @@ import psutil
 import pytest
 
 from scrubcheck.cli import main
-from scrubcheck.corpus import load_corpus
+from scrubcheck.corpus import Corpus
 from scrubcheck.gateway.replay import Catalog
 from scrubcheck.gateway.server import ReplayServer, running
 from scrubcheck.gateway.upstream import Shape, selector
@@ -288,9 +288,7 @@ def test_gateways_list_and_install_on_the_command_line(capsys):
 
 # ------------------------------------------------------------ real gateways
 @pytest.fixture(scope="module")
-def upstream() -> Iterator[ReplayServer]:
-    corpus = load_corpus()
-    assert not corpus.errors
+def upstream(corpus: Corpus) -> Iterator[ReplayServer]:
     with running(ReplayServer(Catalog(corpus.scenarios))) as server:
         yield server
 

@@ -4,21 +4,15 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import importlib.util
 import re
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+import report_sample as sample
 
 from scrubcheck.reports import visible_whitespace, write_reports
 from scrubcheck.reports.html import render_html
-from scrubcheck.results import RunResult
-
-_SAMPLE = Path(__file__).parent / "data" / "reports" / "sample_run.py"
-_spec = importlib.util.spec_from_file_location("reports_sample_run", _SAMPLE)
-sample = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(sample)
 
 VOID = {"meta", "br", "input", "hr", "img", "link", "col", "wbr"}
 
@@ -49,13 +43,8 @@ class Structure(HTMLParser):
 
 
 @pytest.fixture
-def run() -> RunResult:
-    return sample.sample_run()
-
-
-@pytest.fixture
-def page(run, tmp_path: Path) -> str:
-    (path,) = write_reports(run, tmp_path, formats=["html"])
+def page(sample_run, tmp_path: Path) -> str:
+    (path,) = write_reports(sample_run, tmp_path, formats=["html"])
     return path.read_bytes().decode("utf-8")
 
 
@@ -144,9 +133,9 @@ def test_nul_and_surrogate_are_shown_as_escapes(page) -> None:
     assert '<span class="esc">\\udc80</span>' in page
 
 
-def test_a_passing_run_still_renders(run) -> None:
-    run.results = run.results[:1]
-    page = render_html(run)
+def test_a_passing_run_still_renders(sample_run) -> None:
+    sample_run.results = sample_run.results[:1]
+    page = render_html(sample_run)
     assert "<p>None.</p>" in page and parse(page).errors == []
     assert "<p><b>UNSUPPORTED (0)</b>: none</p>" in page
 
@@ -179,13 +168,13 @@ def _marked(page: str) -> list[str]:
     "plan the <blink>secret</blink> reply\tcarefully",  # markup and whitespace in the leak
     "step " * 40,  # longer than the check quotes: marked as far as the quote shows
 ])
-def test_the_leaked_text_is_marked_in_got(run, reasoning) -> None:
+def test_the_leaked_text_is_marked_in_got(sample_run, reasoning) -> None:
     from html import escape as html_escape
 
     prefix = "An answer long enough that the default excerpt would end before the leak. " * 2
     failure, leak = _leak_failure(prefix, reasoning, " and the rest of the answer.")
-    run.results[3].failures = [failure]  # the sample's leak scenario
-    page = render_html(run)
+    sample_run.results[3].failures = [failure]  # the sample's leak scenario
+    page = render_html(sample_run)
     (marked,) = _marked(page)
     shown = html_escape(visible_whitespace(leak.text), quote=True)
     if len(leak.text) <= 80:
@@ -198,11 +187,11 @@ def test_the_leaked_text_is_marked_in_got(run, reasoning) -> None:
     assert "<blink>" not in page
 
 
-def test_a_detail_that_does_not_match_got_marks_nothing(run) -> None:
+def test_a_detail_that_does_not_match_got_marks_nothing(sample_run) -> None:
     failure, _ = _leak_failure("Answer: ", "the hidden plan", ".")
     failure.got = failure.got.replace("hidden", "hiddem")  # the quote no longer matches
-    run.results[3].failures = [failure]
-    assert _marked(render_html(run)) == []
+    sample_run.results[3].failures = [failure]
+    assert _marked(render_html(sample_run)) == []
     assert "<mark" not in render_html(sample.sample_run())  # hand-written details: no guess
 
 
@@ -224,15 +213,15 @@ def test_detail_lines_wrap_and_marks_are_in_common_fonts(page) -> None:
         assert mark in page
 
 
-def test_captured_output_is_shown_escaped_and_collapsed_under_its_scenario(run) -> None:
+def test_captured_output_is_shown_escaped_and_collapsed_under_its_scenario(sample_run) -> None:
     """What the scrubber printed (runner.capture's head-and-tail text) sits under the
     failing scenario and under an error, collapsed, escaped, its escape codes disarmed."""
     printed = ("[73 bytes, 2 lines of stdout/stderr]\n\x1b[2J\x1b[Hdebug: "
                "<script>alert('printed')</script>\nsecond line\n")
-    leak = next(r for r in run.results if r.scenario_id == "fence-closes-then-block")
-    timeout = next(r for r in run.results if r.outcome.value == "TIMEOUT")
+    leak = next(r for r in sample_run.results if r.scenario_id == "fence-closes-then-block")
+    timeout = next(r for r in sample_run.results if r.outcome.value == "TIMEOUT")
     leak.captured_output = timeout.captured_output = printed
-    page = render_html(run)
+    page = render_html(sample_run)
     assert parse(page).errors == []
     assert "\x1b" not in page and "<script>alert('printed')" not in page
     assert page.count('<details class="captured">') == 2  # collapsed: no `open`

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import json
 from pathlib import Path
 
@@ -14,24 +13,14 @@ from scrubcheck.reports import read_report, validate_report, write_reports
 from scrubcheck.reports.json_report import FORMAT_VERSION, SCHEMA_ID, load_schema, report_dict
 from scrubcheck.results import Failure, Holdback, RunResult, ScenarioResult
 
-_SAMPLE = Path(__file__).parent / "data" / "reports" / "sample_run.py"
-_spec = importlib.util.spec_from_file_location("reports_sample_run", _SAMPLE)
-sample = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(sample)
 
-
-@pytest.fixture
-def run() -> RunResult:
-    return sample.sample_run()
-
-
-def written(run: RunResult, tmp_path: Path) -> dict:
-    (path,) = write_reports(run, tmp_path, formats=["json"])
+def written(sample_run: RunResult, tmp_path: Path) -> dict:
+    (path,) = write_reports(sample_run, tmp_path, formats=["json"])
     return json.loads(path.read_bytes().decode("utf-8"))  # strict UTF-8
 
 
-def test_report_is_valid_against_the_shipped_schema(run, tmp_path: Path) -> None:
-    data = written(run, tmp_path)
+def test_report_is_valid_against_the_shipped_schema(sample_run, tmp_path: Path) -> None:
+    data = written(sample_run, tmp_path)
     validate_report(data)
     assert data["$schema"] == SCHEMA_ID == load_schema()["$id"]
     assert data["format_version"] == FORMAT_VERSION
@@ -39,36 +28,36 @@ def test_report_is_valid_against_the_shipped_schema(run, tmp_path: Path) -> None
                               "UNSUPPORTED": 2, "SKIPPED": 1}
 
 
-def test_round_trip_is_exact_even_for_nul_and_lone_surrogates(run, tmp_path: Path) -> None:
-    write_reports(run, tmp_path, formats=["json"])
+def test_round_trip_is_exact_even_for_nul_and_lone_surrogates(sample_run, tmp_path: Path) -> None:
+    write_reports(sample_run, tmp_path, formats=["json"])
     back = read_report(tmp_path / "report.json")
-    assert back == run
+    assert back == sample_run
     truncation = next(r for r in back.results if r.scenario_id == "nul-and-surrogate")
     assert truncation.failures[0].got == "ok\x00hidden \udc80"
 
 
-def test_lone_surrogate_is_written_as_a_json_escape(run, tmp_path: Path) -> None:
-    run.results[0].description = "<思考> blocks"
-    write_reports(run, tmp_path, formats=["json"])
+def test_lone_surrogate_is_written_as_a_json_escape(sample_run, tmp_path: Path) -> None:
+    sample_run.results[0].description = "<思考> blocks"
+    write_reports(sample_run, tmp_path, formats=["json"])
     raw = (tmp_path / "report.json").read_text(encoding="utf-8")
     assert '"ok\\u0000hidden \\udc80"' in raw
     assert '"<思考> blocks"' in raw  # other non-ASCII text stays readable
 
 
-def test_schema_rejects_what_is_not_a_report(run) -> None:
-    data = report_dict(run)
+def test_schema_rejects_what_is_not_a_report(sample_run) -> None:
+    data = report_dict(sample_run)
     data["results"][0]["outcome"] = "MAYBE"
     with pytest.raises(jsonschema.ValidationError):
         validate_report(data)
-    data = report_dict(run)
+    data = report_dict(sample_run)
     del data["results"][1]["failures"][0]["replay"]
     with pytest.raises(jsonschema.ValidationError):
         validate_report(data)
 
 
-def test_non_finite_metrics_become_null(run, tmp_path: Path) -> None:
-    run.scrubber_checks[0].metrics["time_ratio_2x"] = float("inf")
-    data = written(run, tmp_path)
+def test_non_finite_metrics_become_null(sample_run, tmp_path: Path) -> None:
+    sample_run.scrubber_checks[0].metrics["time_ratio_2x"] = float("inf")
+    data = written(sample_run, tmp_path)
     validate_report(data)
     assert data["scrubber_checks"][0]["metrics"] == {"time_ratio_2x": None}
 

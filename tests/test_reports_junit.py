@@ -2,33 +2,23 @@
 
 from __future__ import annotations
 
-import importlib.util
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from xml.dom import minidom
 
 import pytest
+import report_sample as sample
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scrubcheck.reports import write_reports
 from scrubcheck.reports.junit import render_junit
-from scrubcheck.results import Failure, Outcome, RunResult
-
-_SAMPLE = Path(__file__).parent / "data" / "reports" / "sample_run.py"
-_spec = importlib.util.spec_from_file_location("reports_sample_run", _SAMPLE)
-sample = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(sample)
+from scrubcheck.results import Failure, Outcome
 
 
 @pytest.fixture
-def run() -> RunResult:
-    return sample.sample_run()
-
-
-@pytest.fixture
-def root(run, tmp_path: Path) -> ET.Element:
-    (path,) = write_reports(run, tmp_path, formats=["junit"])
+def root(sample_run, tmp_path: Path) -> ET.Element:
+    (path,) = write_reports(sample_run, tmp_path, formats=["junit"])
     return ET.parse(path).getroot()
 
 
@@ -101,9 +91,9 @@ def test_control_characters_and_surrogates_are_escaped(root) -> None:
     assert failure.find("script") is None
 
 
-def test_corpus_errors_are_an_error_case(run) -> None:
-    run.corpus_errors = ["corpora/bad.yaml:3 [x]: unknown key 'visble'"]
-    root = ET.fromstring(render_junit(run))
+def test_corpus_errors_are_an_error_case(sample_run) -> None:
+    sample_run.corpus_errors = ["corpora/bad.yaml:3 [x]: unknown key 'visble'"]
+    root = ET.fromstring(render_junit(sample_run))
     error = case(root, "load").find("error")
     assert error.get("type") == "CorpusError"
     assert "corpora/bad.yaml:3 [x]: unknown key 'visble'" in error.text

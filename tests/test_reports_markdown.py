@@ -3,25 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import re
 from pathlib import Path
 
-import pytest
+import report_sample as sample
 
 from scrubcheck.reports import visible_whitespace, write_reports
 from scrubcheck.reports.markdown import render_markdown
 from scrubcheck.results import Outcome
-
-_SAMPLE = Path(__file__).parent / "data" / "reports" / "sample_run.py"
-_spec = importlib.util.spec_from_file_location("reports_sample_run", _SAMPLE)
-sample = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(sample)
-
-
-@pytest.fixture
-def run():
-    return sample.sample_run()
 
 
 def table_row(markdown: str, first_cell: str) -> list[str]:
@@ -40,8 +29,8 @@ def section(markdown: str, title: str) -> str:
     return markdown[start:end if end >= 0 else None]
 
 
-def test_header_names_the_scrubber_versions_seed_and_totals(run) -> None:
-    md = render_markdown(run)
+def test_header_names_the_scrubber_versions_seed_and_totals(sample_run) -> None:
+    md = render_markdown(sample_run)
     assert md.startswith(f"# scrubcheck report: `{sample.SCRUBBER}`")
     assert table_row(md, "kind")[1] == "stream"
     assert table_row(md, "supported features")[1] == "namespaced"
@@ -57,8 +46,8 @@ def test_header_names_the_scrubber_versions_seed_and_totals(run) -> None:
         "1216 chunking variants not run (long inputs, declared restrictions)")
 
 
-def test_summary_counts_every_outcome_and_groups_reasons(run) -> None:
-    md = section(render_markdown(run), "Summary")
+def test_summary_counts_every_outcome_and_groups_reasons(sample_run) -> None:
+    md = section(render_markdown(sample_run), "Summary")
     assert ("**FAIL** at level MUST (exit code 1): 2 PASS · 4 FAIL · 1 ERROR · 1 TIMEOUT · "
             "2 UNSUPPORTED · 1 SKIPPED") in md
     assert "**UNSUPPORTED** (2):" in md
@@ -68,41 +57,41 @@ def test_summary_counts_every_outcome_and_groups_reasons(run) -> None:
     assert "Scrubber-wide checks (run once per scrubber): 1 PASS" in md
 
 
-def test_reasons_are_grouped_without_the_scrubber_name(run) -> None:
-    for result in run.results:
+def test_reasons_are_grouped_without_the_scrubber_name(sample_run) -> None:
+    for result in sample_run.results:
         if result.outcome is Outcome.UNSUPPORTED:
             result.reason = f"{sample.SCRUBBER}: does not declare feature(s) harmony"
-    md = section(render_markdown(run), "Summary")
+    md = section(render_markdown(sample_run), "Summary")
     assert ("- does not declare feature(s) harmony (2): `features::harmony-analysis`, "
             "`features::bracket-think`") in md
 
 
-def test_long_id_lists_are_cut(run) -> None:
-    template = next(r for r in run.results if r.outcome is Outcome.SKIPPED)
-    run.results += [dataclasses.replace(template, scenario_id=f"gen-{i}") for i in range(40)]
-    md = section(render_markdown(run), "Summary")
+def test_long_id_lists_are_cut(sample_run) -> None:
+    template = next(r for r in sample_run.results if r.outcome is Outcome.SKIPPED)
+    sample_run.results += [dataclasses.replace(template, scenario_id=f"gen-{i}") for i in range(40)]
+    md = section(render_markdown(sample_run), "Summary")
     line = next(x for x in md.splitlines() if x.startswith("- excluded by"))
     assert line.startswith("- excluded by --exclude-label slow (41): `features::kimi-triangles`")
     assert line.endswith("`features::gen-28` and 11 more")
 
 
-def test_unsupported_and_skipped_are_shown_even_when_zero(run) -> None:
-    run.results = [r for r in run.results if r.outcome is Outcome.PASS]
-    md = section(render_markdown(run), "Summary")
+def test_unsupported_and_skipped_are_shown_even_when_zero(sample_run) -> None:
+    sample_run.results = [r for r in sample_run.results if r.outcome is Outcome.PASS]
+    md = section(render_markdown(sample_run), "Summary")
     assert "**PASS** at level MUST (exit code 0): 2 PASS · 0 FAIL" in md
     assert "0 UNSUPPORTED · 0 SKIPPED" in md
     assert "**UNSUPPORTED** (0): none" in md and "**SKIPPED** (0): none" in md
 
 
-def test_area_table_counts(run) -> None:
-    md = section(render_markdown(run), "By area")
+def test_area_table_counts(sample_run) -> None:
+    md = section(render_markdown(sample_run), "By area")
     assert table_row(md, "unclosed") == ["unclosed", "2", "0", "0", "**1**", "**1**", "0", "0"]
     assert table_row(md, "features") == ["features", "3", "0", "0", "0", "0", "2", "1"]
     assert table_row(md, "code") == ["code", "2", "1", "**1**", "0", "0", "0", "0"]
 
 
-def test_rule_table_counts_scenarios_naming_each_rule(run) -> None:
-    md = section(render_markdown(run), "By SPEC rule")
+def test_rule_table_counts_scenarios_naming_each_rule(sample_run) -> None:
+    md = section(render_markdown(sample_run), "By SPEC rule")
     vocab3 = table_row(md, "R-VOCAB-3")
     assert vocab3[1:3] == ["MUST", "enabled features behave like family tags"]
     assert vocab3[3:] == ["3", "0", "0", "0", "0", "2", "1"]
@@ -111,8 +100,8 @@ def test_rule_table_counts_scenarios_naming_each_rule(run) -> None:
     assert table_row(md, "R-IDEM-1")[3] == "0"  # rules no scenario names are listed too
 
 
-def test_failures_table_puts_leaks_first_and_counts_similar_chunkings(run) -> None:
-    md = section(render_markdown(run), "Failures by rule and check")
+def test_failures_table_puts_leaks_first_and_counts_similar_chunkings(sample_run) -> None:
+    md = section(render_markdown(sample_run), "Failures by rule and check")
     rows = [line for line in md.splitlines() if line.startswith("| R-")]
     assert [r.split("|")[1].strip() for r in rows] == [
         "R-LEAK-1", "R-TRUNC-1", "R-WS-1", "R-CODE-2", "R-STREAM-2"]
@@ -120,8 +109,8 @@ def test_failures_table_puts_leaks_first_and_counts_similar_chunkings(run) -> No
     assert table_row(md, "R-STREAM-2")[1] == "SHOULD"
 
 
-def test_failing_scenarios_are_ordered_leaks_then_must_then_should(run) -> None:
-    md = section(render_markdown(run), "Failing scenarios")
+def test_failing_scenarios_are_ordered_leaks_then_must_then_should(sample_run) -> None:
+    md = section(render_markdown(sample_run), "Failing scenarios")
     headings = re.findall(r"^### \d+\. `([^`]+)`: (.*)$", md, flags=re.MULTILINE)
     assert headings == [("code::fence-closes-then-block", "leaks reasoning"),
                         ("robust::nul-and-surrogate", "leaks reasoning"),
@@ -129,8 +118,8 @@ def test_failing_scenarios_are_ordered_leaks_then_must_then_should(run) -> None:
                         ("streaming::emit-decided-text", "fails a SHOULD")]
 
 
-def test_reproduction_is_the_chunking_with_fewest_deltas(run) -> None:
-    md = section(render_markdown(run), "Failing scenarios")
+def test_reproduction_is_the_chunking_with_fewest_deltas(sample_run) -> None:
+    md = section(render_markdown(sample_run), "Failing scenarios")
     assert table_row(md, "[1]") == ["[1]", "leak", "R-LEAK-1", "MUST", "recorded (3 deltas)",
                                      "13"]
     assert table_row(md, "[2]") == ["[2]", "expected", "R-CODE-2", "MUST", "whole (1 delta)", "1"]
@@ -144,8 +133,8 @@ def test_reproduction_is_the_chunking_with_fewest_deltas(run) -> None:
     assert "````text\n" in leak
 
 
-def test_expected_and_got_show_whitespace_and_the_difference(run) -> None:
-    md = section(render_markdown(run), "Failing scenarios")
+def test_expected_and_got_show_whitespace_and_the_difference(sample_run) -> None:
+    md = section(render_markdown(sample_run), "Failing scenarios")
     ws = md[md.index("#### [1] expected · R-WS-1"):]
     assert f"expected: {visible_whitespace('A' + chr(10) * 2 + 'B and C')}\n" in ws
     assert f"got:      {visible_whitespace('A' + chr(10) + 'B and C')}\n" in ws
@@ -154,18 +143,18 @@ def test_expected_and_got_show_whitespace_and_the_difference(run) -> None:
     assert "detail:   blank line after the removed block was dropped" in ws
 
 
-def test_a_check_failing_on_the_same_deltas_does_not_repeat_them(run) -> None:
-    scenario = next(r for r in run.results if r.scenario_id == "fence-closes-then-block")
+def test_a_check_failing_on_the_same_deltas_does_not_repeat_them(sample_run) -> None:
+    scenario = next(r for r in sample_run.results if r.scenario_id == "fence-closes-then-block")
     scenario.failures[2].deltas = list(scenario.failures[1].deltas)
     scenario.failures[2].chunking = "recorded"
-    md = section(render_markdown(run), "Failing scenarios")
+    md = section(render_markdown(sample_run), "Failing scenarios")
     expected = md[md.index("#### [2] expected · R-CODE-2"):]
     assert "deltas:   as in [1]\n" in expected
     assert "deltas:   ['```py" in md[md.index("#### [1] leak"):md.index("#### [2] expected")]
 
 
-def test_every_failing_check_has_a_replay_command(run) -> None:
-    md = render_markdown(run)
+def test_every_failing_check_has_a_replay_command(sample_run) -> None:
+    md = render_markdown(sample_run)
     commands = re.findall(r"```sh\n(.*)\n```", md)
     # one per (scenario, check, rule): leak + expected, truncation, expected, holdback
     assert commands == [
@@ -177,8 +166,8 @@ def test_every_failing_check_has_a_replay_command(run) -> None:
     ]
 
 
-def test_caps_notes_and_holdback_are_reported(run) -> None:
-    md = section(render_markdown(run), "Failing scenarios")
+def test_caps_notes_and_holdback_are_reported(sample_run) -> None:
+    md = section(render_markdown(sample_run), "Failing scenarios")
     assert ("chunking variants not run (long input, or a restriction the scrubber declares: "
             "every-split: 1200, random: 16)") in md
     assert "idempotence was checked on the first 4096 characters only" in md
@@ -186,22 +175,22 @@ def test_caps_notes_and_holdback_are_reported(run) -> None:
         in md
 
 
-def test_invisible_characters_never_reach_the_file(run, tmp_path: Path) -> None:
-    (path,) = write_reports(run, tmp_path, formats=["md"])
+def test_invisible_characters_never_reach_the_file(sample_run, tmp_path: Path) -> None:
+    (path,) = write_reports(sample_run, tmp_path, formats=["md"])
     text = path.read_bytes().decode("utf-8")  # strict: a lone surrogate would fail here
     assert "\x00" not in text
     assert "got:      ok\\x00hidden" in text and "\\udc80" in text
 
 
-def test_html_in_descriptions_is_escaped_but_code_spans_are_kept(run) -> None:
-    md = render_markdown(run)
+def test_html_in_descriptions_is_escaped_but_code_spans_are_kept(sample_run) -> None:
+    md = render_markdown(sample_run)
     assert "\\<script>alert('pwned')\\</script>\\</think>" in md
     assert "> After a closed fence, `<think>` opens a block again." in md
 
 
-def test_errors_timeouts_and_corpus_errors_are_listed(run) -> None:
-    run.corpus_errors = ["corpora/bad.yaml:7 [dup-id]: duplicate id 'dup-id'"]
-    md = render_markdown(run)
+def test_errors_timeouts_and_corpus_errors_are_listed(sample_run) -> None:
+    sample_run.corpus_errors = ["corpora/bad.yaml:7 [dup-id]: duplicate id 'dup-id'"]
+    md = render_markdown(sample_run)
     assert "**CORPUS ERROR** at level MUST (exit code 2)" in md
     assert "- `corpora/bad.yaml:7 [dup-id]: duplicate id 'dup-id'`" in section(md, "Corpus errors")
     errors = section(md, "Errors and timeouts")
@@ -212,15 +201,16 @@ def test_errors_timeouts_and_corpus_errors_are_listed(run) -> None:
     assert f"**Note:**\n\n```text\n{sample.TRACEBACK.strip()}\n```" in errors
 
 
-def test_pipes_in_cells_do_not_break_tables(run) -> None:
-    run.scrubber_checks[0] = dataclasses.replace(run.scrubber_checks[0], reason="a | b")
-    md = section(render_markdown(run), "Scrubber-wide checks")
+def test_pipes_in_cells_do_not_break_tables(sample_run) -> None:
+    check = dataclasses.replace(sample_run.scrubber_checks[0], reason="a | b")
+    sample_run.scrubber_checks[0] = check
+    md = section(render_markdown(sample_run), "Scrubber-wide checks")
     assert table_row(md, "linear-time")[-1] == "a \\| b"
 
 
-def test_level_should_makes_should_failures_count(run) -> None:
-    run.results = [r for r in run.results if r.scenario_id in (
+def test_level_should_makes_should_failures_count(sample_run) -> None:
+    sample_run.results = [r for r in sample_run.results if r.scenario_id in (
         "emit-decided-text", "split-open-inside-name")]
-    assert "**PASS** at level MUST (exit code 0)" in render_markdown(run)
-    run.settings["level"] = "should"
-    assert "**FAIL** at level SHOULD (exit code 1)" in render_markdown(run)
+    assert "**PASS** at level MUST (exit code 0)" in render_markdown(sample_run)
+    sample_run.settings["level"] = "should"
+    assert "**FAIL** at level SHOULD (exit code 1)" in render_markdown(sample_run)

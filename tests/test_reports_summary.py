@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
-from pathlib import Path
+
+import report_sample as sample
 
 from scrubcheck.reports import write_reports
 from scrubcheck.reports.summary import (
@@ -16,11 +16,6 @@ from scrubcheck.reports.summary import (
     render_summary,
 )
 from scrubcheck.results import Failure, Outcome
-
-_SAMPLE = Path(__file__).parent / "data" / "reports" / "sample_run.py"
-_spec = importlib.util.spec_from_file_location("summary_sample_run", _SAMPLE)
-sample = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(sample)
 
 
 def test_headline_counts_of_the_sample_run():

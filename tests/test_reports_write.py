@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+import report_sample as sample
 
 from scrubcheck.reports import FORMATS, write_reports
 from scrubcheck.reports.analysis import (
@@ -18,11 +18,6 @@ from scrubcheck.reports.analysis import (
     scenario_title,
     severity_label,
 )
-
-_SAMPLE = Path(__file__).parent / "data" / "reports" / "sample_run.py"
-_spec = importlib.util.spec_from_file_location("reports_sample_run", _SAMPLE)
-sample = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(sample)
 
 
 def test_writes_every_format_into_a_new_directory(tmp_path: Path) -> None:

@@ -5,19 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from scrubcheck.corpus import load_corpus, select
+from scrubcheck.corpus import select
 from scrubcheck.results import Outcome, RunResult
 from scrubcheck.runner import RunSettings, run_corpus
 from scrubcheck.scrubbers.broken import BROKEN
 
 FAST = RunSettings(jobs=2, linear_check=False, timeout_s=30)
-
-
-@pytest.fixture(scope="module")
-def corpus():
-    loaded = load_corpus()
-    assert loaded.scenarios, "the shipped corpus is empty"
-    return loaded
 
 
 def area(corpus, *names):

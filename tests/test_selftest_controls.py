@@ -15,7 +15,6 @@ from dataclasses import fields
 import pytest
 
 from scrubcheck.chunking import chunking_by_name
-from scrubcheck.corpus import load_corpus
 from scrubcheck.hunt.selftest import ALL_CASES, probe, verdict_text
 from scrubcheck.results import Outcome
 from scrubcheck.runner import LINEAR_ID
@@ -29,8 +28,8 @@ HANG_TIMEOUT_S = 3.0  # the hanging scrubber's target is killed after this
 
 
 @pytest.fixture(scope="module")
-def scenarios():
-    return load_corpus().by_id()
+def scenarios(corpus):
+    return corpus.by_id()
 
 
 def test_every_broken_scrubber_has_one_case_with_a_control_and_a_target():

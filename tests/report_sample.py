@@ -4,6 +4,10 @@ It covers every outcome, several areas, a leak found mid-stream, a truncation
 leak, a whitespace-only fidelity failure, a SHOULD-only hold-back failure,
 capped chunkings, a scrubber-wide check, and scenario text holding NUL, a lone
 surrogate, `<script>` and `</think>`: everything a writer could get wrong.
+
+Tests take it as the `sample_run` fixture (tests/conftest.py), a fresh copy each, since
+many edit it; a test that needs several copies, or the constants below, imports this
+module (pytest puts tests/ on sys.path).
 """
 
 from __future__ import annotations
