@@ -1,0 +1,101 @@
+"""The reports committed under reports/ are what the current code and corpus produce.
+
+They are read as evidence (the README quotes them, `scrubcheck diff` compares against
+them), so a report left behind by a change to the corpus, the SPEC or a writer would
+mislead. Each test names what is stale and the command that regenerates it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from scrubcheck.cli import main
+from scrubcheck.corpus import Corpus
+from scrubcheck.corpus.fingerprint import corpus_digest
+from scrubcheck.matrix.markdown import render_markdown as render_matrix
+from scrubcheck.matrix.stored import load_stored_matrix
+from scrubcheck.reports import read_report, write_reports
+from scrubcheck.spec import SPEC_VERSION
+
+ROOT = Path(__file__).resolve().parent.parent
+REPORTS = ROOT / "reports"
+REFERENCE = REPORTS / "reference"
+#: how to make it current again: the README's first command
+REGENERATE_REFERENCE = "rerun the reference into reports/reference (README, Two commands)"
+MATRIX_IN_PROGRESS = "matrix regeneration in progress"
+
+
+def test_coverage_is_what_the_current_corpus_gives(tmp_path: Path) -> None:
+    fresh = tmp_path / "coverage.md"
+    main(["coverage", "--out", str(fresh)])  # exit 1 would only mean a thin rule
+    assert fresh.read_text(encoding="utf-8") == (REPORTS / "coverage.md").read_text(
+        encoding="utf-8"), "reports/coverage.md is stale: scrubcheck coverage --out " \
+                           "reports/coverage.md"
+
+
+def test_the_reference_report_ran_on_the_current_corpus_and_spec(corpus: Corpus) -> None:
+    data = json.loads((REFERENCE / "report.json").read_text(encoding="utf-8"))
+    settings = data["settings"]
+    ran = (data["spec_version"], settings["corpus_digest"], settings["selection"]["scenarios"])
+    now = (SPEC_VERSION, corpus_digest(corpus.scenarios), len(corpus.scenarios))
+    assert ran == now, (f"reports/reference was run on (SPEC, corpus digest, scenarios) {ran}, "
+                        f"the checkout has {now}: {REGENERATE_REFERENCE}")
+    assert sum(data["counts"].values()) == len(corpus.scenarios)
+
+
+def test_the_reference_report_files_are_what_the_writers_make_of_its_json(
+        tmp_path: Path) -> None:
+    """report.md, junit.xml, report.html and badge.json are written from one run; written
+    again from the committed report.json they must come out byte for byte the same."""
+    written = write_reports(read_report(REFERENCE / "report.json"), tmp_path)
+    stale = [p.name for p in written
+             if p.read_bytes() != (REFERENCE / p.name).read_bytes()]
+    assert stale == [], f"reports/reference/{stale} differ from the writers' output: " \
+                        f"{REGENERATE_REFERENCE}"
+
+
+def _table(text: str, header_start: str) -> list[str]:
+    """The lines of the first Markdown table after `header_start`, from its header on."""
+    lines = text[text.index(header_start):].splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("| "))
+    end = next((i for i, line in enumerate(lines[first:], first) if not line.startswith("|")),
+               len(lines))
+    return lines[first:end]
+
+
+@pytest.mark.xfail(strict=True, reason=MATRIX_IN_PROGRESS)
+def test_the_matrix_ran_on_the_current_corpus(corpus: Corpus) -> None:
+    """matrix.json keeps no corpus digest or SPEC version, so the scenario ids its
+    reference row judged stand for the corpus it ran on."""
+    data = json.loads((REPORTS / "matrix.json").read_text(encoding="utf-8"))
+    (reference,) = [row for row in data["rows"] if row["name"] == "reference"]
+    ran, now = set(reference["verdicts"]), {s.id for s in corpus.scenarios}
+    assert ran == now, (f"reports/matrix.json is stale: its reference row judged {len(ran)} "
+                        f"scenarios, the corpus has {len(now)} ({len(now - ran)} not in the "
+                        f"matrix, {len(ran - now)} no longer in the corpus)")
+
+
+@pytest.mark.xfail(strict=True, reason=MATRIX_IN_PROGRESS)
+def test_the_readme_headline_table_is_the_matrix_headline() -> None:
+    """README.md quotes the headline of reports/matrix.json as `scrubcheck matrix`
+    renders it (`scrubcheck matrix --render-from reports/matrix.json` re-renders)."""
+    rendered = render_matrix(load_stored_matrix(REPORTS / "matrix.json"))
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    headline = _table(rendered, "## Headline")
+    quoted = _table(readme, "## Real scrubbers compared")
+    assert quoted == headline, "README.md's table under 'Real scrubbers compared' is not " \
+                               "the headline table of reports/matrix.json"
+
+
+def test_the_table_reader_finds_the_readme_and_matrix_tables() -> None:
+    """The two tables compared above exist and have a row per implementation, so the
+    comparison cannot pass or fail on an empty read."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    quoted = _table(readme, "## Real scrubbers compared")
+    assert quoted[0].startswith("| implementation |") and len(quoted) > 3
+    rendered = _table(render_matrix(load_stored_matrix(REPORTS / "matrix.json")), "## Headline")
+    assert re.match(r"\| \*\*reference\*\* \|", rendered[2])
