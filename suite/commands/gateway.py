@@ -231,8 +231,9 @@ def _import_arguments(p: argparse.ArgumentParser) -> None:
 
 def _import(args: argparse.Namespace) -> int:
     from scrubcheck.corpus import load_corpus
+    from scrubcheck.corpus.yamlwriter import corpus_yaml as scenarios_yaml
     from scrubcheck.gateway.classify import analyse
-    from scrubcheck.gateway.importer import refusal, scenario_item, scenarios_yaml, slug
+    from scrubcheck.gateway.importer import refusal, scenario_item, slug
 
     loaded = _load_all(args.captures)
     if isinstance(loaded, str):

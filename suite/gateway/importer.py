@@ -17,14 +17,13 @@ answer, and every scrubber would then be judged against it.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 from scrubcheck.corpus.overlap import overlaps
+from scrubcheck.corpus.yamlwriter import context_entry
 from scrubcheck.gateway.capture import Capture
 from scrubcheck.gateway.classify import DESCRIPTIONS, Analysis, Format
-from scrubcheck.model import Context
 
 
 def refusal(capture: Capture) -> str | None:
@@ -102,19 +101,6 @@ def scenario_rules(analysis: Analysis) -> list[str]:
     return rules
 
 
-def _context(ctx: Context) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    if ctx.starts_in_reasoning:
-        out["starts_in_reasoning"] = True
-    if ctx.inline_answer:
-        out["inline_answer"] = True
-    if ctx.finish_reason != "stop":
-        out["finish_reason"] = ctx.finish_reason
-    if ctx.features:
-        out["features"] = list(ctx.features)
-    return out
-
-
 def scenario_item(capture: Capture, analysis: Analysis, scenario_id: str) -> dict[str, Any]:
     """One corpus list item for the capture, in the key order of corpora/README.md."""
     model = capture.model or "an unnamed model"
@@ -127,7 +113,7 @@ def scenario_item(capture: Capture, analysis: Analysis, scenario_id: str) -> dic
         "visible": analysis.answer,
         "reasoning": scenario_reasoning(capture, analysis),
     }
-    context = _context(analysis.context)
+    context = context_entry(analysis.context)
     if context:
         item["context"] = context
     when = f", {capture.started_at[:10]}" if capture.started_at else ""
@@ -135,45 +121,3 @@ def scenario_item(capture: Capture, analysis: Analysis, scenario_id: str) -> dic
     item["labels"] = ["gateway-capture", f"format-{analysis.format.value}"]
     return item
 
-
-_PLAIN_KEYS = ("id", "rules", "labels", "features")
-#: Characters YAML reads as line breaks or marks inside a quoted scalar; JSON leaves them raw.
-_YAML_BREAKS = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\x85",
-                "\ufeff": "\\ufeff"}
-
-
-def _quoted(text: str) -> str:
-    """A YAML double-quoted scalar: JSON escapes are YAML escapes too."""
-    out = json.dumps(text, ensure_ascii=False)
-    for raw, escaped in _YAML_BREAKS.items():
-        out = out.replace(raw, escaped)
-    return out
-
-
-def _value(key: str, value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return value if key in _PLAIN_KEYS else _quoted(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(_value(key, v) for v in value) + "]"
-    raise TypeError(f"cannot write {type(value).__name__} for {key}")
-
-
-def scenarios_yaml(items: list[dict[str, Any]]) -> str:
-    """Corpus YAML in the corpus's own style: one line per key, strings double-quoted
-    (line feeds and edge spaces of deltas stay visible), lists in flow style."""
-    out = []
-    for item in items:
-        lead = "- "
-        for key, value in item.items():
-            if isinstance(value, dict):
-                out.append(f"{lead}{key}:")
-                out.extend(f"    {k}: {_value(k, v)}" for k, v in value.items())
-            else:
-                out.append(f"{lead}{key}: {_value(key, value)}")
-            lead = "  "
-        out.append("")
-    return "\n".join(out)

@@ -6,47 +6,20 @@ expected output (`visible`; token soup has none, so `invariants_only`, unless a
 differential run supplies the other scrubber's output) and the canary runs as
 `reasoning`, which never share an 8-character window with the output. A
 linear-time finding becomes a `long-stream` family entry: a scenario of a
-megabyte does not belong in YAML. Strings are written double-quoted with
-escapes for everything YAML or a terminal could mangle (line breaks other than
-LF, controls, lone surrogates, BOM).
+megabyte does not belong in YAML. The corpus's own writer (corpus/yamlwriter.py)
+writes both.
 """
 
 from __future__ import annotations
 
 from scrubcheck.checks.expected import INVARIANT_RULES
+from scrubcheck.corpus.yamlwriter import entry_lines, scenario_entry
 from scrubcheck.hunt.finding import Finding
 from scrubcheck.hunt.violation import PROPERTIES
-from scrubcheck.model import Context, Scenario
+from scrubcheck.model import Scenario
 from scrubcheck.spec import RULES
 
-_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r", "\x00": "\\0",
-            "\x85": "\\N", "\u2028": "\\L", "\u2029": "\\P"}
 DETAIL_LIMIT = 400
-
-
-def quote(text: str) -> str:
-    """`text` as a YAML double-quoted scalar that PyYAML reads back exactly."""
-    out = ['"']
-    for char in text:
-        code = ord(char)
-        if char in _ESCAPES:
-            out.append(_ESCAPES[char])
-        elif code < 0x20 or 0x7F <= code <= 0x9F:
-            out.append(f"\\x{code:02x}")
-        elif 0xD800 <= code <= 0xDFFF or code in (0xFEFF, 0xFFFE, 0xFFFF):
-            out.append(f"\\u{code:04x}")
-        else:
-            out.append(char)
-    out.append('"')
-    return "".join(out)
-
-
-def _flow(items: tuple[str, ...] | list[str]) -> str:
-    return "[" + ", ".join(quote(i) for i in items) + "]"
-
-
-def _plain_flow(items: tuple[str, ...] | list[str]) -> str:
-    return "[" + ", ".join(items) + "]"
 
 
 def finding_rules(finding: Finding) -> tuple[str, ...]:
@@ -103,27 +76,6 @@ def _source(finding: Finding) -> str:
     return f"scrubcheck {finding.tool} --scrubber {finding.spec}{against}{seed}"
 
 
-def _context_lines(context: Context) -> list[str]:
-    default = Context()
-    lines = []
-    if context.starts_in_reasoning != default.starts_in_reasoning:
-        lines.append("    starts_in_reasoning: true")
-    if context.inline_answer != default.inline_answer:
-        lines.append("    inline_answer: true")
-    if context.finish_reason != default.finish_reason:
-        reason = "null" if context.finish_reason is None else context.finish_reason
-        lines.append(f"    finish_reason: {reason}")
-    if context.features:
-        lines.append(f"    features: {_plain_flow(list(context.features))}")
-    if context.may_skip_reasoning:
-        lines.append("    may_skip_reasoning: true")
-    if context.delimiters:  # SPEC R-CUSTOM-1, as flow mappings of quoted texts
-        entries = ("{" + ", ".join(f"{k}: {quote(v)}" for k, v in d.as_dict().items()) + "}"
-                   for d in context.delimiters)
-        lines.append(f"    delimiters: [{', '.join(entries)}]")
-    return ["  context:", *lines] if lines else []
-
-
 def _comment(finding: Finding) -> str:
     v = finding.violation
     where = f" (seed {finding.seed})" if finding.seed is not None else ""
@@ -137,36 +89,22 @@ def finding_yaml(finding: Finding) -> str:
     scenario = finding_scenario(finding)
     if scenario is None:
         return _linear_yaml(finding)
-    lines = [
-        f"- id: {scenario.id}",
-        f"  rules: {_plain_flow(list(scenario.rules))}",
-        f"  description: {quote(scenario.description)}",
-        f"  deltas: {_flow(scenario.deltas)}",
-    ]
-    if scenario.visible is not None:
-        lines.append(f"  visible: {quote(scenario.visible)}")
-    else:
-        lines.append("  invariants_only: true")
-    lines.append(f"  reasoning: {_flow(scenario.reasoning)}")
-    lines.extend(_context_lines(scenario.context))
-    lines.append(f"  source: {quote(scenario.source or '')}")
-    lines.append(f"  labels: {_plain_flow(list(scenario.labels))}")
-    return _comment(finding) + "\n".join(lines) + "\n"
+    return _comment(finding) + "\n".join(entry_lines(scenario_entry(scenario))) + "\n"
 
 
 def _linear_yaml(finding: Finding) -> str:
-    lines = [
-        "- family: long-stream",
-        f"  id: {finding.scenario_id}",
-        "  rules: [R-ROBUST-2, R-ROBUST-1]",
-        f"  description: {quote(finding_description(finding))}",
-        "  params: {seed: 1, streams: [{size: 1048576, delta_sizes: [1, 16]}]}",
-        f"  source: {quote(_source(finding))}",
-        f"  labels: [{finding.tool}, linear]",
-    ]
+    entry = {
+        "family": "long-stream",
+        "id": finding.scenario_id,
+        "rules": ["R-ROBUST-2", "R-ROBUST-1"],
+        "description": finding_description(finding),
+        "params": {"seed": 1, "streams": [{"size": 1048576, "delta_sizes": [1, 16]}]},
+        "source": _source(finding),
+        "labels": [finding.tool, "linear"],
+    }
     note = ("# R-ROBUST-2 is measured once per `scrubcheck run` (the linear-time check); this "
             "entry adds\n# a 1 MiB stream in 1- and 16-character deltas to the corpus.\n")
-    return _comment(finding) + note + "\n".join(lines) + "\n"
+    return _comment(finding) + note + "\n".join(entry_lines(entry)) + "\n"
 
 
 def findings_file(findings: list[Finding]) -> str:
