@@ -169,17 +169,6 @@ SCRUBBERS = textwrap.dedent(
                 os._exit(3)
             return super().feed(delta)
 
-    class Buffers:
-        """Correct output, but everything waits for flush() (R-STREAM-2)."""
-        def __init__(self, **context):
-            self.context, self.parts = context, []
-        def feed(self, delta):
-            self.parts.append(delta)
-            return ""
-        def flush(self):
-            text, self.parts = "".join(self.parts), []
-            return strip_reasoning(text, **self.context)
-
     from scrubcheck.scrubbers.broken._simple import SimpleScrubber
 
     class Sticky(SimpleScrubber):
@@ -204,9 +193,9 @@ def scrubbers(tmp_path_factory):
     return path
 
 
-def test_buffering_stream_fails_only_at_should_level(scrubbers):
-    assert run(f"{scrubbers}:Buffers", MULTI).outcome is Outcome.PASS  # "abc": under a tag
-    result = run(f"{scrubbers}:Buffers", PROSE)
+def test_buffering_stream_fails_only_at_should_level():
+    assert run(BROKEN["buffers_all"], MULTI).outcome is Outcome.PASS  # "abc": under a tag
+    result = run(BROKEN["buffers_all"], PROSE)
     assert result.outcome is Outcome.FAIL and result.worst_level == "SHOULD"
     assert result.holdback.max_lag_vs_reference > 23
     assert rules_of(result) == {"R-STREAM-2"}
