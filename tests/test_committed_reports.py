@@ -58,6 +58,28 @@ def test_the_reference_report_files_are_what_the_writers_make_of_its_json(
                         f"{REGENERATE_REFERENCE}"
 
 
+GATEWAY_AUDITS = sorted((REPORTS / "gateways").glob("*.json"))
+GATEWAYS_STALE = ("reports/gateways predate the corpus's newest 22 scenarios: regenerate with "
+                  "scrubcheck gateway audit (README, Real gateways audited)")
+
+
+def test_the_gateway_audits_are_there() -> None:
+    assert len(GATEWAY_AUDITS) == 4, [p.name for p in GATEWAY_AUDITS]
+
+
+@pytest.mark.xfail(strict=True, reason=GATEWAYS_STALE)
+@pytest.mark.parametrize("path", GATEWAY_AUDITS, ids=[p.stem for p in GATEWAY_AUDITS])
+def test_a_gateway_audit_ran_on_the_current_corpus_and_spec(path: Path, corpus: Corpus) -> None:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    audited = {r["id"] for r in data["results"]}
+    now = {s.id for s in corpus.scenarios}
+    assert data["spec_version"] == SPEC_VERSION, f"{path.name}: SPEC {data['spec_version']}"
+    assert not data["interrupted"] and not data["not_run"], f"{path.name}: an interrupted audit"
+    assert audited == now, (f"{path.name} audited {len(audited)} scenarios, the corpus has "
+                            f"{len(now)} ({len(now - audited)} not audited, "
+                            f"{len(audited - now)} no longer in the corpus)")
+
+
 def _table(text: str, header_start: str) -> list[str]:
     """The lines of the first Markdown table after `header_start`, from its header on."""
     lines = text[text.index(header_start):].splitlines()
