@@ -92,5 +92,5 @@ def test_an_endless_bare_header_keeps_bounded_text():
     scrubber.feed("<|start|>")
     for _ in range(200):
         assert scrubber.feed("x" * 1000) == ""
-    assert sum(map(len, scrubber._header or [])) <= HEADER_KEPT + 1
+    assert sum(map(len, scrubber._header.parts if scrubber._header else [])) <= HEADER_KEPT + 1
     assert scrubber.flush() == ""

@@ -1,28 +1,76 @@
 """The reference streaming scrubber: SPEC.md made executable.
 
-Design, in one paragraph: the input is scanned once, left to right, in one of
-three modes (answer text, fenced code, block). Ordinary characters are skipped
-in bulk with one regex search; only tag start characters, backticks and line
-feeds are looked at one by one. A partial tag is held on a small stack so that
-text joined around a removed piece is still recognised as a tag (R-TAG-1). A
-tag that stands after a still-open backtick run cannot be judged until the
-rest of its line is known (R-CODE-1/3/5); only then is the line held back, and
-it is resolved in one pass. Every character is therefore scanned a bounded
-number of times, which keeps the scrubber linear (R-ROBUST-2).
+Theory of operation
+===================
 
-Speed (benchmarks/performance.py): a delta that holds none of the characters
-the current mode looks for, while nothing is held, is placed whole by `feed`
-without entering the scanner; a whole tag is matched by one regex from its
-first character; and the scanner hands plain text and the special character
-after it in one step. Each of these does exactly what the character-by-character
-path would do (the reference's own tests and a differential run against the
-previous version check it). Memory stays flat on an endless stream when
-`record_cuts=False` (then `last_cuts` is not kept).
+The input is scanned once, left to right. At every point the scanner is in
+one of three modes (`Mode`), and each mode keeps its own small state object:
+
+ANSWER (`AnswerState`): visible answer text, outside code and outside a block.
+    Holds back: partial tags on `stack` (R-TAG-1: a partial tag that stands
+    directly before a removed piece may join the text after it into a tag; at
+    most the longest tag minus one character per link of the chain, R-STREAM-1);
+    nothing else. Backtick runs, leading spaces and tildes are counted while
+    the text itself is emitted at once (R-STREAM-2).
+FENCE (`FenceState`): inside fenced code (R-CODE-2). Holds back nothing: every
+    character is emitted as it comes; only whether the current line can still
+    close the fence is tracked (`FenceLine`).
+BLOCK (`BlockState`): inside a removed block: reasoning (R-BLOCK-1), a
+    pre-filled block (R-ORPHAN-2), a harmony header or a hidden harmony message
+    (R-HARMONY-1/2). Nothing of it is emitted. Holds: a partial close tag, the
+    backtick runs of the current line (R-CODE-5), the text after the block's
+    last line feed when `inline_answer` may recover it (R-UNCLOSED-2), and,
+    while in a harmony header, the header's text (`HeaderState`, R-HARMONY-2).
+
+Two conditions cut across the modes:
+
+held line (`HeldTag`): a tag that stands after a backtick run still open on its
+    line cannot be judged until the rest of the line is known (R-CODE-1/3/5,
+    R-CODE-6). The tag and the text after it are held, in ANSWER or BLOCK, until
+    a line feed or the end of the stream; then the line is indexed once
+    (`spans.LineIndex`) and the tag resolved in one pass (`_resolve`).
+skip text (`_skip_text`): with `may_skip_reasoning` the whole input is kept while
+    the pre-filled block is open, since the end of the stream may make all of it
+    answer text (R-SKIP-1/2).
+
+Invariants:
+
+- At most one of `stack` (ANSWER), `partial` (BLOCK) and a held line is
+  non-empty at a time at the top of a scan step, and each holds a bounded
+  amount: the stack a chain of partial tags, `partial` less than one tag, a
+  held line one input line (R-STREAM-1).
+- Every character is scanned a bounded number of times: once by the mode
+  scanners, at most once more when a held line is resolved, at most once more
+  when the end of the stream re-reads recovered or skipped text as answer text
+  (R-UNCLOSED-2, R-SKIP-1), which happens at most once per stream. The scrubber
+  is linear (R-ROBUST-2).
+- Output is only ever appended (`_out`), and `_emitted` counts what was placed;
+  a removal point (`last_cuts`, R-WS-1) is `_emitted` plus the held partials.
+- `flush()` ends every mode and leaves the object as new (R-REUSE-1).
+
+Fast paths (benchmarks/performance.py), each doing what the character-by-
+character path would do, and all switched off by `fast_paths=False`:
+
+1. `feed` places a whole delta that holds none of the characters the current
+   mode looks for, while nothing is held.
+2. The mode scanners hand a run of plain text (and, in fenced code, the rest of
+   a line that can no longer close the fence) in one step.
+3. A whole tag is matched by one regex from its first character
+   (`MatchTable.tag_at`), and a tag start character that begins no tag with the
+   next character is placed at once.
+
+With `fast_paths=False` every character goes through the partial-tag
+machinery; tests/test_reference_fast_paths.py checks with Hypothesis that both
+settings give the same output at every feed and at flush, and the same
+`last_cuts`. Memory stays flat on an endless stream when `record_cuts=False`
+(then `last_cuts` is not kept).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
 
 from scrubcheck.model import CUT_OFF
 from scrubcheck.vocabulary import FEATURES, CustomDelimiter, Tag, custom_delimiters, fold
@@ -31,7 +79,94 @@ from .harmony import HEADER_KEPT, message_is_visible
 from .spans import BACKTICK_RUN, LineIndex, RunState, guarded_until
 from .tables import MatchTable, tables_for
 
-OUT, FENCE, BLOCK = "out", "fence", "block"
+
+class Mode(Enum):
+    """Where the scanner stands (see the theory of operation above)."""
+
+    ANSWER = "out"
+    FENCE = "fence"
+    BLOCK = "block"
+
+
+class FenceLine(Enum):
+    """How far the current line inside fenced code could be its closing fence (R-CODE-2)."""
+
+    LEAD = "lead"  # at most three leading spaces so far
+    RUN = "run"  # inside a run of the fence character
+    TRAIL = "trail"  # after that run, only spaces, tabs or CRs
+    TEXT = "no"  # anything else: this line cannot close the fence
+
+
+# The scanners compare modes at every step; a module global is several times
+# cheaper to load than an Enum member through its class on CPython 3.11.
+ANSWER, FENCE, BLOCK = Mode.ANSWER, Mode.FENCE, Mode.BLOCK
+OUT = ANSWER  # the former name, read by scrubbers/broken
+LEAD, RUN, TRAIL, TEXT = FenceLine.LEAD, FenceLine.RUN, FenceLine.TRAIL, FenceLine.TEXT
+_FENCE_TRAIL = " \t\r"  # what may follow a closing fence run on its line (R-CODE-2)
+
+
+@dataclass(slots=True)
+class AnswerState:
+    """Mode ANSWER: what the visible text so far means for the next character."""
+
+    #: R-TAG-1: held partial tags, a chain in which each touches the next
+    stack: list[str] = field(default_factory=list)
+    last_backtick: bool = False  # R-CODE-7: the visible text ends with a backtick
+    drop_run: bool = False  # R-CODE-7: a run right after a removed piece is dropped
+    #: R-CODE-2: leading spaces on the visible line (0-3), -1 once anything else shows
+    col: int = 0
+    tilde: int = 0  # R-CODE-2: length of a tilde run at the start of the line
+    run: int = 0  # R-CODE-1: length of the backtick run being read (its end unknown)
+    run_at_line_start: bool = False  # that run may open a backtick fence (R-CODE-2)
+    runs: RunState = field(default_factory=RunState)  # R-CODE-1: pairing on this line
+    #: R-CODE-2: the line opened with a run of 3+ backticks (`runs.open_run`) and no
+    #: other backtick followed yet: a line feed makes it a fence opener
+    fence_candidate: bool = False
+
+
+@dataclass(slots=True)
+class FenceState:
+    """Mode FENCE: the fence (R-CODE-2) and how far the current line could close it."""
+
+    char: str
+    length: int
+    line: FenceLine = LEAD
+    lead: int = 0  # leading spaces of the current line
+    run: int = 0  # length of the fence character run on the current line
+
+
+@dataclass(slots=True)
+class BlockState:
+    """Mode BLOCK: the closes that end it and what the current line holds.
+
+    One object for the life of the scrubber (a scanner keeps a reference to it
+    across a harmony header giving way to its hidden message)."""
+
+    closes: MatchTable | None = None  # R-BLOCK-2, R-ORPHAN-2, R-HARMONY-1/2
+    partial: str = ""  # a proper prefix of a close tag, just read
+    run: int = 0  # R-CODE-5: length of the backtick run being read
+    runs: RunState = field(default_factory=RunState)  # R-CODE-5: pairing on this line
+    #: R-UNCLOSED-2: the text after the block's last line feed (None: not recoverable)
+    line: list[str] | None = None
+    has_newline: bool = False  # R-UNCLOSED-2: recovery needs a line feed in the block
+
+
+@dataclass(slots=True)
+class HeaderState:
+    """A harmony header being read (R-HARMONY-1): its text decides what follows."""
+
+    opened_by_start: bool  # `<|start|>` opened it (else `<|channel|>`: role assistant)
+    parts: list[str] = field(default_factory=list)  # at most HEADER_KEPT + 1 characters
+
+
+@dataclass(slots=True)
+class HeldTag:
+    """A tag after an open backtick run, waiting for the rest of its line (R-CODE-6)."""
+
+    raw: str
+    tag: Tag
+    in_block: bool  # a close inside a block (R-CODE-5) rather than a tag in answer text
+    parts: list[str] = field(default_factory=list)  # the line from the tag on
 
 
 class ReferenceScrubber:
@@ -49,12 +184,16 @@ class ReferenceScrubber:
         may_skip_reasoning: bool = False,
         delimiters: Iterable[Mapping[str, object] | CustomDelimiter] = (),
         record_cuts: bool = True,
+        fast_paths: bool = True,
     ) -> None:
         """`delimiters`: the caller's pairs and markers (SPEC R-CUSTOM-1), as mappings
         {'open', 'close'} or {'marker'}; an unusable set raises DelimiterError here.
         `record_cuts=False` keeps no removal points (`last_cuts` stays empty), so that
-        memory does not grow with the number of removed pieces in a very long stream."""
+        memory does not grow with the number of removed pieces in a very long stream.
+        `fast_paths=False` scans character by character (same output, slower): the
+        yardstick the fast paths are tested against."""
         self._record_cuts = record_cuts
+        self._fast = fast_paths
         self._starts_in_reasoning = bool(starts_in_reasoning)
         self._inline_answer = bool(inline_answer)
         # SPEC R-SKIP-1: with both signals the inline-answer reading wins (it shows less)
@@ -68,98 +207,112 @@ class ReferenceScrubber:
     def feed(self, delta: str) -> str:
         if self._skip_text is not None:  # SPEC R-SKIP-2: undecided until the end or a close
             self._skip_text.append(delta)
-        # Fast paths: a delta with no character that could change the state (no tag
-        # start, backtick or line feed) while nothing is held, the common case, is
-        # placed whole. Tables whose classify was changed have no special_chars.
-        if delta and self._deferred is None:
+        if delta and self._held is None and self._fast:  # fast path 1
             mode = self._mode
-            if mode is OUT:
+            if mode is ANSWER:
+                # Plain answer text that cannot change the state: nothing held, not a
+                # character that counts at the start of a line (R-CODE-2), and no tag
+                # start, backtick or line feed in it. Tables whose classify was changed
+                # (scrubbers/broken) have no special_chars, and so no fast path. Inline:
+                # this is the cost of every one-character delta.
+                a = self._answer
                 chars = self._tables.outside.special_chars
-                if chars and not (self._stack or self._run or self._tilde or self._drop_run) and (
-                    self._col < 0 or delta[0] not in " ~"
+                if chars and not (a.stack or a.run or a.tilde or a.drop_run) and (
+                    a.col < 0 or delta[0] not in " ~"
                 ):
                     for c in chars:
                         if c in delta:
                             break
                     else:
-                        self._col = -1
+                        a.col = -1
+                        a.last_backtick = False
                         self._emitted += len(delta)
-                        self._last_backtick = False
                         return delta
-            elif mode is BLOCK:
-                chars = self._closes.special_chars  # type: ignore[union-attr]
-                if chars and not (self._partial or self._block_run):
-                    for c in chars:
-                        if c in delta:
-                            break
-                    else:
-                        self._keep(delta)
-                        return ""
-            elif self._fence_line == "no" and "\n" not in delta:
-                self._emitted += len(delta)
-                self._last_backtick = delta[-1] == "`"
-                return delta
+            elif self._place_whole(delta, mode):
+                return "" if mode is BLOCK else delta
         self._process(delta, eof=False)
         return self._take()
 
     def flush(self, finish_reason: str | None = None) -> str:
         reason = self._finish_reason if finish_reason is None else finish_reason
-        self._cut_off = reason in CUT_OFF
+        self._cut_off = reason in CUT_OFF  # R-CODE-6
         self._process("", eof=True)
         self._end_of_stream(reason, allow_recovery=True)
         out = self._take()
         self.last_cuts = self._cuts
-        self._reset()
+        self._reset()  # R-REUSE-1
         return out
 
     def reset(self) -> None:
         """Drop the current stream without output (for callers that abandon a stream)."""
         self._reset()
 
+    # --------------------------------------------------------- fast path 1
+    def _place_whole(self, delta: str, mode: Mode) -> bool:
+        """In a block or fenced code: place `delta` whole when it holds nothing the
+        scanner of that mode would act on."""
+        if mode is BLOCK:
+            b = self._block
+            chars = b.closes.special_chars  # type: ignore[union-attr]
+            if not chars or b.partial or b.run:
+                return False
+            for c in chars:
+                if c in delta:
+                    return False
+            self._keep(delta)
+            return True
+        assert self._fence is not None
+        if self._fence.line is not TEXT or "\n" in delta:
+            return False
+        self._emitted += len(delta)
+        self._answer.last_backtick = delta[-1] == "`"
+        return True
+
     # ---------------------------------------------------------------- state
     def _reset(self) -> None:
         self._out: list[str] = []
         self._emitted = 0
         self._cuts: list[int] = []
-        self._mode = OUT
-        self._deferred: list[str] | None = None
-        self._deferred_tag: tuple[str, Tag] | None = None
-        self._deferred_in_block = False
-        self._cut_off = False
-        # answer text
-        self._stack: list[str] = []
-        self._last_backtick = False  # the visible text ends with a backtick
-        self._drop_run = False  # R-CODE-7: a run right after a removed piece is dropped
-        self._col = 0  # leading spaces on the visible line, -1 once anything else shows
-        self._tilde = 0
-        self._run = 0
-        self._run_at_line_start = False
-        self._runs = RunState()
-        self._fence_candidate = False
-        # fenced code
-        self._fence: tuple[str, int] | None = None
-        self._fence_line = "lead"
-        self._fence_lead = 0
-        self._fence_run = 0
-        # block
-        self._closes: MatchTable | None = None
-        self._partial = ""
-        self._block_run = 0
-        self._block_runs = RunState()
-        self._block_line: list[str] | None = None
-        self._block_has_newline = False
-        # harmony header (SPEC R-HARMONY-1): its text, and whether `<|start|>` opened it
-        self._header: list[str] | None = None
-        self._header_len = 0
-        self._header_start = False
+        self._cut_off = False  # R-CODE-6: set by flush before the held line is judged
+        self._mode = ANSWER
+        self._held: HeldTag | None = None
+        self._answer = AnswerState()
+        self._fence: FenceState | None = None
+        self._block = BlockState()
+        self._header: HeaderState | None = None
+        self._header_length = 0  # characters of harmony headers seen, kept or not
         # SPEC R-SKIP-1: the whole input while a pre-filled block that may be an answer
         # is open (None when that cannot happen, or once a close ended the block)
         self._skip_text: list[str] | None = None
-        if self._starts_in_reasoning:
+        if self._starts_in_reasoning:  # R-ORPHAN-2: any close of the vocabulary ends it
             self._enter_block(self._tables.any_close)
             if self._may_skip:
                 self._skip_text = []
 
+    # Read by subclasses and probes outside this module (scrubbers/broken,
+    # suite/codescan.py, benchmarks/perf/memory.py): the held partials and the
+    # other hold-backs under their former names.
+    @property
+    def _stack(self) -> list[str]:
+        return self._answer.stack
+
+    @property
+    def _deferred(self) -> list[str] | None:
+        return None if self._held is None else self._held.parts
+
+    @property
+    def _partial(self) -> str:
+        return self._block.partial
+
+    @property
+    def _block_line(self) -> list[str] | None:
+        return self._block.line
+
+    @property
+    def _block_has_newline(self) -> bool:
+        return self._block.has_newline
+
+    # --------------------------------------------------------------- output
     def _take(self) -> str:
         out = "".join(self._out)
         self._out = []
@@ -168,35 +321,44 @@ class ReferenceScrubber:
     def _emit(self, text: str) -> None:
         if text:
             self._emit_raw(text)
-            if self._col >= 0 and text.strip(" "):
-                self._col = -1
+            if self._answer.col >= 0 and text.strip(" "):
+                self._answer.col = -1
 
     def _emit_raw(self, text: str) -> None:
         if text:
             self._out.append(text)
             self._emitted += len(text)
-            self._last_backtick = text[-1] == "`"
+            self._answer.last_backtick = text[-1] == "`"
 
     def _cut(self) -> None:
+        """Note a removal point (R-WS-1): after the output and the held partials."""
         if self._record_cuts:
-            self._cuts.append(self._emitted + sum(len(p) for p in self._stack))
+            self._cuts.append(self._emitted + sum(len(p) for p in self._answer.stack))
 
     # ------------------------------------------------------------- driving
+    def _scan(self, s: str, i: int, n: int) -> int:
+        mode = self._mode
+        if mode is ANSWER:
+            return self._scan_answer(s, i, n)
+        if mode is FENCE:
+            return self._scan_fence(s, i, n)
+        return self._scan_block(s, i, n)
+
     def _process(self, text: str, eof: bool) -> None:
         i, n = 0, len(text)
-        while i < n and self._deferred is None:  # the usual case: nothing held for a line
-            mode = self._mode
-            if mode is OUT:
-                i = self._scan_out(text, i, n)
+        while i < n and self._held is None:  # the usual case: nothing held for a line
+            mode = self._mode  # `_scan`, inline: this runs for every delta
+            if mode is ANSWER:
+                i = self._scan_answer(text, i, n)
             elif mode is FENCE:
                 i = self._scan_fence(text, i, n)
             else:
                 i = self._scan_block(text, i, n)
-        if self._deferred is not None:
+        if self._held is not None:
             self._process_held(text, i, eof)
 
     def _process_held(self, text: str, start: int, eof: bool) -> None:
-        """Go on from `start` while a tag waits for the rest of its line."""
+        """Go on from `start` while a tag waits for the rest of its line (R-CODE-6)."""
         # Work items are (text, position, index); an index means the text runs to the
         # end of the current line, so a held tag in it can be judged at once.
         work: list[tuple[str, int, LineIndex | None]] = [(text, start, None)]
@@ -204,223 +366,248 @@ class ReferenceScrubber:
             segment, i, index = work.pop()
             n = len(segment)
             while True:
-                if self._deferred is not None:
+                held = self._held
+                if held is not None:
                     if index is not None:
                         i = self._resolve(segment, i, index)
                         continue
                     j = segment.find("\n", i)
                     if j < 0:
-                        self._deferred.append(segment[i:])
+                        held.parts.append(segment[i:])
                         break
-                    self._deferred.append(segment[i : j + 1])
+                    held.parts.append(segment[i : j + 1])
                     work.append((segment, j + 1, None))
                     work.append(self._held_line())
                     break
                 if i >= n:
                     break
-                if self._mode == OUT:
-                    i = self._scan_out(segment, i, n)
-                elif self._mode == FENCE:
-                    i = self._scan_fence(segment, i, n)
-                else:
-                    i = self._scan_block(segment, i, n)
-            if eof and not work and self._deferred is not None:
+                i = self._scan(segment, i, n)
+            if eof and not work and self._held is not None:
                 work.append(self._held_line(at_end=True))
 
     def _held_line(self, at_end: bool = False) -> tuple[str, int, LineIndex]:
         """The held tag and the rest of its line, as one indexed work item.
 
-        A line that a cut-off stream ends is judged the way that removes more: a
-        backtick run at the cut closes no span outside a block (so a tag there is
-        a tag), but still may inside one (so the block goes on to the end).
+        A line that a cut-off stream ends is judged the way that removes more
+        (R-CODE-6): a backtick run at the cut closes no span outside a block (so a
+        tag there is a tag), but still may inside one (so the block goes on).
         """
-        assert self._deferred is not None and self._deferred_tag is not None
-        line = "".join(self._deferred)
-        self._deferred = []
+        held = self._held
+        assert held is not None
+        line = "".join(held.parts)
+        held.parts = []
         cut = at_end and self._cut_off
-        return line, len(self._deferred_tag[0]), LineIndex(line, cut=cut)
+        return line, len(held.raw), LineIndex(line, cut=cut)
 
     def _resolve(self, line: str, offset: int, index: LineIndex) -> int:
         """Judge the held tag that ends at `offset`; return where to go on scanning."""
-        assert self._deferred_tag is not None
-        raw, tag = self._deferred_tag
-        self._deferred = None
-        self._deferred_tag = None
-        if self._deferred_in_block:
-            end = guarded_until(self._block_runs, index, offset, in_block=True)
+        held = self._held
+        assert held is not None
+        self._held = None
+        if held.in_block:  # R-CODE-5: a close inside a span of the block's text is text
+            end = guarded_until(self._block.runs, index, offset, in_block=True)
             if end is None:
                 self._leave_block()
                 return offset
             self._keep(line[offset:end])
-            self._block_runs.reset()
+            self._block.runs.reset()
             return end
-        if self._fence_candidate and not index.has_run_from(offset) and not index.cut:
+        a = self._answer
+        if a.fence_candidate and not index.has_run_from(offset) and not index.cut:
             # The line opened with a backtick fence and holds no other backtick: the
             # tag is in the fence's info string, and the fence starts on the next line
             # (R-CODE-2). A line the cut ends may still have had a backtick after it
             # (R-CODE-6): then it is no fence opener, and the tag is read as a tag.
             self._emit_dead_stack()
-            self._emit(raw + line[offset:])
-            length = self._runs.open_run
-            self._runs.reset()
-            self._fence_candidate = False
+            self._emit(held.raw + line[offset:])
+            length = a.runs.open_run
+            a.runs.reset()
+            a.fence_candidate = False
             if line.endswith("\n"):
                 self._open_fence("`", length, opener_line=False)
             return len(line)
-        end = guarded_until(self._runs, index, offset)
-        if end is None:
-            self._real_tag(raw, tag)
+        end = guarded_until(a.runs, index, offset)
+        if end is None:  # R-CODE-3: no span encloses it
+            self._real_tag(held.raw, held.tag)
             return offset
-        self._emit_dead_stack()
-        self._emit(raw + line[offset:end])
-        self._runs.reset()
-        self._fence_candidate = False
+        self._emit_dead_stack()  # R-CODE-1: inside a span, the tag is literal
+        self._emit(held.raw + line[offset:end])
+        a.runs.reset()
+        a.fence_candidate = False
         return end
 
     # --------------------------------------------------------- answer text
-    def _scan_out(self, s: str, i: int, n: int) -> int:
-        table = self._tables.outside
-        special = table.special.search
+    def _scan_answer(self, s: str, i: int, n: int) -> int:
+        """Mode ANSWER from `s[i]`; returns where the mode changed, a line was held,
+        or `n`."""
+        a = self._answer
+        special = self._tables.outside.special.search
+        fast = self._fast
         while i < n:
-            if self._deferred is not None or self._mode != OUT:
+            if self._held is not None or self._mode is not ANSWER:
                 return i
             c = s[i]
-            if self._drop_run:
-                if c == "`":
-                    i = BACKTICK_RUN.match(s, i).end()
+            if a.drop_run or a.run or a.stack:
+                went_on = self._answer_pending(s, i, c)
+                if went_on is not None:
+                    i = went_on
                     continue
-                self._drop_run = False
-            if self._run:
-                if c == "`":
-                    j = BACKTICK_RUN.match(s, i).end()
-                    self._emit_raw(s[i:j])
-                    self._run += j - i
+            if a.tilde or a.col >= 0:
+                went_on = self._line_start(s, i, c)
+                if went_on is not None:
+                    i = went_on
+                    continue
+            if fast:  # fast path 2: plain text up to the next special character
+                match = special(s, i)
+                j = match.start() if match else n
+                if j > i:
+                    # Nothing above applied to it past its first character, and
+                    # `col` is already -1 (a line's leading spaces go one by one).
+                    self._out.append(s[i:j])
+                    self._emitted += j - i
+                    a.last_backtick = False
+                    if j == n:
+                        return n
                     i = j
-                    continue
-                self._end_run()
-            if self._stack:
-                if c == "`" or c == "\n":
-                    self._emit_dead_stack()
-                else:
-                    self._stack_char(c)
-                    i += 1
-                continue
-            if self._tilde:
-                if c == "~":
-                    self._tilde += 1
-                    self._emit_raw(c)
-                    i += 1
-                    continue
-                count, self._tilde, self._col = self._tilde, 0, -1
-                if count >= 3:
-                    if c == "\n":
-                        self._emit_raw(c)
-                        i += 1
-                        self._open_fence("~", count, opener_line=False)
-                    else:
-                        self._open_fence("~", count, opener_line=True)
-                    return i
-            elif self._col >= 0:
-                if c == " ":
-                    self._col = self._col + 1 if self._col < 3 else -1
-                    self._emit_raw(c)
-                    i += 1
-                    continue
-                if c == "~":
-                    self._tilde = 1
-                    self._emit_raw(c)
-                    i += 1
-                    continue
-                if c != "`" and c != "\n" and c not in table.start_chars:
-                    self._col = -1
-            match = special(s, i)
-            j = match.start() if match else n
-            if j > i:
-                # Plain text: nothing above applied to it past its first character, and
-                # `_col` is already -1 (a line's leading spaces are counted one by one).
-                self._out.append(s[i:j])
-                self._emitted += j - i
-                self._last_backtick = False
-                if j == n:
-                    return n
-                i = j
-                c = s[i]
-            if c == "\n":
-                self._newline()
-                i += 1
-            elif c == "`":
-                self._run_at_line_start = self._col >= 0
-                j = BACKTICK_RUN.match(s, i).end()
-                self._emit_raw(s[i:j])
-                self._run = j - i
-                i = j
-            else:
-                found = table.tag_at(s, i)  # the stack is empty here
-                if found is not None:
-                    end, tag = found
-                    self._tag(s[i:end], tag)
-                    i = end
-                elif i + 1 < n and table.classify(s[i : i + 2]) is None:
-                    # Not a tag and not the start of one: what the stack would do, at once.
-                    after = s[i + 1]
-                    if after == "`" or after == "\n":
-                        self._emit(c)
-                        i += 1
-                    elif after not in table.start_chars:
-                        self._emit(s[i : i + 2])
-                        i += 2
-                    else:
-                        self._stack_char(c)
-                        i += 1
-                else:
-                    self._stack_char(c)
-                    i += 1
+            i = self._answer_char(s, i, n)
         return i
 
+    def _answer_pending(self, s: str, i: int, c: str) -> int | None:
+        """What the characters before `s[i]` left pending: a dropped run (R-CODE-7), a
+        backtick run whose end was unknown (R-CODE-1), held partials (R-TAG-1).
+        Returns where to go on, or None when `c` is still to be read as usual."""
+        a = self._answer
+        if a.drop_run:
+            if c == "`":  # R-CODE-7: a run right after a removed piece goes with it
+                return BACKTICK_RUN.match(s, i).end()  # type: ignore[union-attr]
+            a.drop_run = False
+        if a.run:
+            if c == "`":
+                j = BACKTICK_RUN.match(s, i).end()  # type: ignore[union-attr]
+                self._emit_raw(s[i:j])
+                a.run += j - i
+                return j
+            self._end_run()
+        if a.stack:
+            if c == "`" or c == "\n":  # R-TAG-1: no tag holds either: the partials are text
+                self._emit_dead_stack()
+                return i
+            self._stack_char(c)
+            return i + 1
+        return None
+
+    def _line_start(self, s: str, i: int, c: str) -> int | None:
+        """Leading spaces and a tilde run at the start of a visible line (R-CODE-2).
+        Returns where to go on, or None when `c` is still to be read as usual."""
+        a = self._answer
+        if a.tilde:
+            if c == "~":
+                a.tilde += 1
+                self._emit_raw(c)
+                return i + 1
+            count, a.tilde, a.col = a.tilde, 0, -1
+            if count < 3:
+                return None
+            if c == "\n":  # the fence opens on the next line
+                self._emit_raw(c)
+                self._open_fence("~", count, opener_line=False)
+                return i + 1
+            self._open_fence("~", count, opener_line=True)  # the rest is its info string
+            return i
+        if c == " ":
+            a.col = a.col + 1 if a.col < 3 else -1
+            self._emit_raw(c)
+            return i + 1
+        if c == "~":
+            a.tilde = 1
+            self._emit_raw(c)
+            return i + 1
+        if c != "`" and c != "\n" and c not in self._tables.outside.start_chars:
+            a.col = -1
+        return None
+
+    def _answer_char(self, s: str, i: int, n: int) -> int:
+        """Read `s[i]` with nothing pending: a line feed, the start of a backtick run,
+        or (with fast paths off, any other character) a possible tag start."""
+        c = s[i]
+        if c == "\n":
+            self._newline()
+            return i + 1
+        if c == "`":
+            a = self._answer
+            a.run_at_line_start = a.col >= 0
+            j = BACKTICK_RUN.match(s, i).end()  # type: ignore[union-attr]
+            self._emit_raw(s[i:j])
+            a.run = j - i
+            return j
+        if self._fast:  # fast path 3
+            table = self._tables.outside
+            found = table.tag_at(s, i)  # the stack is empty here
+            if found is not None:
+                end, tag = found
+                self._tag(s[i:end], tag)
+                return end
+            if i + 1 < n and table.classify(s[i : i + 2]) is None:
+                # Not a tag and not the start of one: what the stack would do, at once.
+                after = s[i + 1]
+                if after == "`" or after == "\n":
+                    self._emit(c)
+                    return i + 1
+                if after not in table.start_chars:
+                    self._emit(s[i : i + 2])
+                    return i + 2
+        self._stack_char(c)
+        return i + 1
+
     def _end_run(self) -> None:
-        run, self._run = self._run, 0
-        at_start, self._run_at_line_start = self._run_at_line_start, False
-        self._col = -1
-        if at_start and run >= 3 and not self._runs.open_run:
-            self._runs.open_run = run
-            self._fence_candidate = True
+        """A backtick run ended: it may open a fence (R-CODE-2) or pair (R-CODE-1)."""
+        a = self._answer
+        run, a.run = a.run, 0
+        at_start, a.run_at_line_start = a.run_at_line_start, False
+        a.col = -1
+        if at_start and run >= 3 and not a.runs.open_run:
+            a.runs.open_run = run
+            a.fence_candidate = True
             return
-        self._fence_candidate = False
-        self._runs.add(run)
+        a.fence_candidate = False
+        a.runs.add(run)
 
     def _newline(self) -> None:
-        fence_length = self._runs.open_run if self._fence_candidate else 0
+        """Spans never cross a line feed (R-CODE-1); a fence opener line ends (R-CODE-2)."""
+        a = self._answer
+        fence_length = a.runs.open_run if a.fence_candidate else 0
         self._emit_raw("\n")
-        self._runs.reset()
-        self._fence_candidate = False
-        self._col = 0
+        a.runs.reset()
+        a.fence_candidate = False
+        a.col = 0
         if fence_length:
             self._open_fence("`", fence_length, opener_line=False)
 
     def _stack_char(self, c: str) -> None:
-        if self._stack:
+        stack = self._answer.stack
+        if stack:
             # The held partials form one visible run (they touch, or a removed piece lies
             # between them), so `c` may extend several of them together: `{` `{` + `/` is
             # `{{/`. The longest run at the top that `c` extends to (the start of) a tag
             # wins, where a plain scan would have started the tag (R-TAG-1).
             table = self._tables.outside
-            joined, k, best_k, best_kind = self._stack[-1] + c, 1, 0, None
+            joined, k, best_k, best_kind = stack[-1] + c, 1, 0, None
             while True:
                 kind = table.classify(joined)
                 if kind:
                     best_k, best_kind, best = k, kind, joined
-                if k == len(self._stack) or len(joined) >= table.max_len:
+                if k == len(stack) or len(joined) >= table.max_len:
                     break
                 k += 1
-                joined = self._stack[-k] + joined
+                joined = stack[-k] + joined
             if best_k:
-                del self._stack[-best_k:]
+                del stack[-best_k:]
                 if isinstance(best_kind, Tag):
                     self._tag(best, best_kind)
                 else:
-                    self._stack.append(best)
+                    stack.append(best)
                 return
-            self._settle(self._stack.pop() + c)
+            self._settle(stack.pop() + c)
             return
         self._settle(c)
 
@@ -452,53 +639,57 @@ class ReferenceScrubber:
         if end > 0:
             self._emit_dead_stack()
             self._emit(text[:end])
-        self._stack.extend(reversed(chain))
+        self._answer.stack.extend(reversed(chain))
         if isinstance(kind, Tag):
             self._tag(text[start:], kind)
         else:
-            self._stack.append(text[start:])
+            self._answer.stack.append(text[start:])
 
     def _emit_dead_stack(self) -> None:
-        if self._stack:
-            text = "".join(self._stack)
-            self._stack.clear()
+        """The held partials can no longer become a tag: they are answer text."""
+        stack = self._answer.stack
+        if stack:
+            text = "".join(stack)
+            stack.clear()
             self._emit(text)
 
     def _tag(self, raw: str, tag: Tag) -> None:
-        if self._runs.open_run:
-            self._deferred = [raw]
-            self._deferred_tag = (raw, tag)
-            self._deferred_in_block = False
+        """A tag in answer text: judged now, or held with its line after an open run."""
+        if self._answer.runs.open_run:  # R-CODE-6: a span may still enclose it
+            self._held = HeldTag(raw, tag, in_block=False, parts=[raw])
             return
         self._real_tag(raw, tag)
 
     def _real_tag(self, raw: str, tag: Tag) -> None:
+        """A tag outside code: removed (R-ORPHAN-1, R-HARMONY-3); an open tag starts a
+        block (R-BLOCK-1) or a harmony header (R-HARMONY-1). Subclasses hook this."""
         self._cut()
-        self._drop_run = self._last_backtick and not self._stack
+        a = self._answer
+        a.drop_run = a.last_backtick and not a.stack  # R-CODE-7
         if tag.kind == "open":
-            closes = self._tables.closes_by_name[tag.names]
+            closes = self._tables.closes_by_name[tag.names]  # R-BLOCK-2, R-CUSTOM-2
             if tag.header:  # SPEC R-HARMONY-1: a header, read when `<|message|>` ends it
                 self._enter_block(closes, recover=False)
-                self._header = []
-                self._header_start = fold(raw) == "<|start|>"
+                self._header = HeaderState(opened_by_start=fold(raw) == "<|start|>")
             else:
                 self._enter_block(closes)
 
     # ---------------------------------------------------------- fenced code
     def _open_fence(self, char: str, length: int, opener_line: bool) -> None:
+        """R-CODE-2: `opener_line`: the rest of this line is the info string."""
         self._mode = FENCE
-        self._fence = (char, length)
-        self._fence_line = "no" if opener_line else "lead"
-        self._fence_lead = 0
-        self._fence_run = 0
-        self._runs.reset()
-        self._fence_candidate = False
+        self._fence = FenceState(char, length, TEXT if opener_line else LEAD)
+        a = self._answer
+        a.runs.reset()
+        a.fence_candidate = False
 
     def _scan_fence(self, s: str, i: int, n: int) -> int:
-        assert self._fence is not None
-        char, length = self._fence
+        """Mode FENCE: everything is emitted; returns after the closing line (R-CODE-2)."""
+        fence = self._fence
+        assert fence is not None
+        fast = self._fast
         while i < n:
-            if self._fence_line == "no":
+            if fence.line is TEXT and fast:  # fast path 2: the rest of the line
                 j = s.find("\n", i)
                 if j < 0:
                     self._emit_raw(s[i:])
@@ -509,27 +700,14 @@ class ReferenceScrubber:
             i += 1
             self._emit_raw(c)
             if c == "\n":
-                closes = self._fence_line in ("run", "trail") and self._fence_run >= length
-                self._fence_line, self._fence_lead, self._fence_run = "lead", 0, 0
-                if closes:
-                    self._mode = OUT
+                if fence.line in (RUN, TRAIL) and fence.run >= fence.length:
+                    self._mode = ANSWER
                     self._fence = None
-                    self._col = 0
+                    self._answer.col = 0
                     return i
-            elif self._fence_line == "lead":
-                if c == " " and self._fence_lead < 3:
-                    self._fence_lead += 1
-                elif c == char:
-                    self._fence_line, self._fence_run = "run", 1
-                else:
-                    self._fence_line = "no"
-            elif self._fence_line == "run":
-                if c == char:
-                    self._fence_run += 1
-                else:
-                    self._fence_line = "trail" if c in " \t\r" else "no"
-            elif c not in " \t\r":
-                self._fence_line = "no"
+                fence.line, fence.lead, fence.run = LEAD, 0, 0
+            else:
+                _fence_char(fence, c)
         return i
 
     # ---------------------------------------------------------------- block
@@ -537,117 +715,146 @@ class ReferenceScrubber:
         """`recover=False`: R-UNCLOSED-2 never recovers from this block (a harmony
         header or hidden message, SPEC R-HARMONY-1/2)."""
         self._mode = BLOCK
-        self._closes = closes
-        self._partial = ""
-        self._block_run = 0
-        self._block_runs.reset()
-        self._block_line = [] if self._inline_answer and recover else None
-        self._block_has_newline = False
+        b = self._block
+        b.closes = closes
+        b.partial = ""
+        b.run = 0
+        b.runs.reset()
+        b.line = [] if self._inline_answer and recover else None
+        b.has_newline = False
 
     def _leave_block(self) -> None:
+        """A close ended the block (R-BLOCK-2); a header decides what follows it."""
         header, self._header = self._header, None
-        self._mode = OUT
-        self._closes = None
-        self._block_line = None
-        self._skip_text = None  # a close ended the pre-filled block: it was reasoning
-        if header is not None and not message_is_visible(self._header_start, "".join(header)):
+        self._mode = ANSWER
+        self._block.closes = None
+        self._block.line = None
+        self._skip_text = None  # R-SKIP-3: a close ended the pre-filled block: reasoning
+        if header is not None and not message_is_visible(header.opened_by_start,
+                                                         "".join(header.parts)):
             # SPEC R-HARMONY-2: analysis, tool calls, other roles: hidden to the message's end
             assert self._tables.harmony_message is not None
             self._enter_block(self._tables.harmony_message, recover=False)
 
     def _keep(self, text: str) -> None:
-        if self._block_line is not None and text:
-            self._block_line.append(text)
+        """Text inside the block: nothing shown; kept only where it may still count."""
+        if self._block.line is not None and text:
+            self._block.line.append(text)
         if self._header is not None:
             self._add_header(text)
 
     def _add_header(self, text: str) -> None:
         """Collect header text, no more than makes it too long to be a header."""
-        if self._header_len <= HEADER_KEPT:
-            self._header.append(text[: HEADER_KEPT + 1 - self._header_len])  # type: ignore[union-attr]
-            self._header_len += len(text)
+        header = self._header
+        assert header is not None
+        # NOTE: `_header_length` counts from the start of the stream, not of this
+        # header, as the reference always has: once the headers of one stream pass
+        # HEADER_KEPT together, a later header is cut short and its message hidden
+        # (R-HARMONY-2 would judge each header alone). Kept so that no output changes.
+        if self._header_length <= HEADER_KEPT:
+            header.parts.append(text[: HEADER_KEPT + 1 - self._header_length])
+            self._header_length += len(text)
 
     def _scan_block(self, s: str, i: int, n: int) -> int:
-        table = self._closes
+        """Mode BLOCK: look for a close of `closes`; returns where the block ended, a
+        line was held, or `n`."""
+        b = self._block
+        table = b.closes
         assert table is not None
+        fast = self._fast
         while i < n:
-            if self._deferred is not None or self._mode != BLOCK or self._closes is not table:
+            if self._held is not None or self._mode is not BLOCK or b.closes is not table:
                 return i  # decided, or a harmony header gave way to its hidden message
             c = s[i]
-            if self._block_run:
-                if c == "`":
-                    j = BACKTICK_RUN.match(s, i).end()
+            if b.run or b.partial:
+                went_on = self._block_pending(s, i, c, table)
+                if went_on is not None:
+                    i = went_on
+                    continue
+            if fast:  # fast path 2: reasoning up to the next special character
+                match = table.special.search(s, i)
+                j = match.start() if match else n
+                if j > i:
                     self._keep(s[i:j])
-                    self._block_run += j - i
                     i = j
                     continue
-                self._block_runs.add(self._block_run)
-                self._block_run = 0
-            if self._partial and c != "`" and c != "\n":
-                candidate = self._partial + c
-                self._keep(c)
-                i += 1
-                kind = table.classify(candidate)
-                if not kind:
-                    # The longest suffix that still matches, as after a failed match outside.
-                    found = _last_piece(table, candidate, len(candidate), whole=True)
-                    start, kind = found if found else (len(candidate), None)
-                    candidate = candidate[start:]
-                if isinstance(kind, Tag):
-                    self._partial = ""
-                    self._close(candidate, kind)
-                else:
-                    self._partial = candidate if kind else ""
-                continue
-            self._partial = ""
-            match = table.special.search(s, i)
-            j = match.start() if match else n
-            if j > i:
-                self._keep(s[i:j])
-                i = j
-                continue
-            if c == "\n":
-                self._block_runs.reset()
-                self._block_has_newline = True
-                if self._block_line is not None:
-                    self._block_line = []
-                if self._header is not None:
-                    self._add_header(c)
-                i += 1
-            elif c == "`":
-                j = BACKTICK_RUN.match(s, i).end()
-                self._keep(s[i:j])
-                self._block_run = j - i
-                i = j
-            else:
-                found = table.tag_at(s, i)  # no partial is held here
-                if found is not None:
-                    end, tag = found
-                    raw = s[i:end]
-                    self._keep(raw)
-                    i = end
-                    self._close(raw, tag)
-                    continue
-                self._keep(c)
-                i += 1
-                kind = table.classify(c)
-                if isinstance(kind, Tag):
-                    self._close(c, kind)
-                elif kind:
-                    self._partial = c
+            i = self._block_char(s, i, table)
         return i
 
+    def _block_pending(self, s: str, i: int, c: str, table: MatchTable) -> int | None:
+        """A backtick run whose end was unknown (R-CODE-5) or a partial close tag.
+        Returns where to go on, or None when `c` is still to be read as usual."""
+        b = self._block
+        if b.run:
+            if c == "`":
+                j = BACKTICK_RUN.match(s, i).end()  # type: ignore[union-attr]
+                self._keep(s[i:j])
+                b.run += j - i
+                return j
+            b.runs.add(b.run)
+            b.run = 0
+        if b.partial and c != "`" and c != "\n":
+            candidate = b.partial + c
+            self._keep(c)
+            kind = table.classify(candidate)
+            if not kind:
+                # The longest suffix that still matches, as after a failed match outside.
+                found = _last_piece(table, candidate, len(candidate), whole=True)
+                start, kind = found if found else (len(candidate), None)
+                candidate = candidate[start:]
+            if isinstance(kind, Tag):
+                b.partial = ""
+                self._close(candidate, kind)
+            else:
+                b.partial = candidate if kind else ""
+            return i + 1
+        b.partial = ""
+        return None
+
+    def _block_char(self, s: str, i: int, table: MatchTable) -> int:
+        """Read `s[i]` with nothing pending: a line feed, a backtick run, or a possible
+        start of a close tag."""
+        c = s[i]
+        b = self._block
+        if c == "\n":
+            b.runs.reset()  # R-CODE-5: pairing starts again on each line
+            b.has_newline = True
+            if b.line is not None:
+                b.line = []  # R-UNCLOSED-2: only the text after the last line feed
+            if self._header is not None:
+                self._add_header(c)
+            return i + 1
+        if c == "`":
+            j = BACKTICK_RUN.match(s, i).end()  # type: ignore[union-attr]
+            self._keep(s[i:j])
+            b.run = j - i
+            return j
+        if self._fast:  # fast path 3
+            found = table.tag_at(s, i)  # no partial is held here
+            if found is not None:
+                end, tag = found
+                raw = s[i:end]
+                self._keep(raw)
+                self._close(raw, tag)
+                return end
+        self._keep(c)
+        kind = table.classify(c)
+        if isinstance(kind, Tag):
+            self._close(c, kind)
+        elif kind:
+            b.partial = c
+        return i + 1
+
     def _close(self, raw: str, tag: Tag) -> None:
-        if self._block_runs.open_run:
-            self._deferred = [raw]
-            self._deferred_tag = (raw, tag)
-            self._deferred_in_block = True
+        """A close of this block: it ends the block, unless a span may enclose it."""
+        if self._block.runs.open_run:  # R-CODE-5, R-CODE-6: judged with its line
+            self._held = HeldTag(raw, tag, in_block=True, parts=[raw])
             return
         self._leave_block()
 
     # --------------------------------------------------------- end of stream
     def _end_of_stream(self, finish_reason: str | None, allow_recovery: bool) -> None:
-        if self._mode == BLOCK and self._skip_text is not None and allow_recovery:
+        if self._mode is BLOCK and self._skip_text is not None and allow_recovery:
             # SPEC R-SKIP-1: the pre-filled block never closed and the model stopped: it
             # skipped reasoning, and the whole stream is answer text (read as such).
             whole, self._skip_text = "".join(self._skip_text), None
@@ -656,29 +863,55 @@ class ReferenceScrubber:
                 self._process(whole, eof=True)
                 self._end_of_stream(finish_reason, allow_recovery=False)
                 return
-        if self._mode == BLOCK:
-            if self._block_run:
-                self._block_runs.add(self._block_run)
-                self._block_run = 0
-            recovered = None
-            if (
-                allow_recovery
-                and self._inline_answer
-                and finish_reason == "stop"
-                and self._block_has_newline
-                and self._block_line is not None
-            ):
-                recovered = "".join(self._block_line)
-            self._leave_block()
+        if self._mode is BLOCK:
+            recovered = self._unclosed_block(finish_reason, allow_recovery)
             if recovered:
                 self._process(recovered, eof=True)
                 self._end_of_stream(finish_reason, allow_recovery=False)
                 return
-        if self._mode == OUT and self._run:
+        if self._mode is ANSWER and self._answer.run:
             self._end_run()
-        # R-TAG-1: partial tags held before a block that never closed were never part of
-        # a tag; they stood before it in the answer text (`a <` of `a <<|start|>...`).
+        # R-TAG-1, R-UNCLOSED-4: partial tags held at the end (also before a block that
+        # never closed, `a <` of `a <<|start|>...`) were never part of a tag: answer text.
         self._emit_dead_stack()
+
+    def _unclosed_block(self, finish_reason: str | None, allow_recovery: bool) -> str:
+        """End a block still open at the end of the stream: discarded (R-UNCLOSED-1),
+        except the text after its last line feed when R-UNCLOSED-2 recovers it."""
+        b = self._block
+        if b.run:
+            b.runs.add(b.run)
+            b.run = 0
+        recovered = ""
+        if (
+            allow_recovery  # at most once per stream
+            and self._inline_answer
+            and finish_reason == "stop"  # R-UNCLOSED-3
+            and b.has_newline
+            and b.line is not None
+        ):
+            recovered = "".join(b.line)
+        self._leave_block()
+        return recovered
+
+
+def _fence_char(fence: FenceState, c: str) -> None:
+    """Advance whether the current fenced line could close the fence (R-CODE-2)."""
+    line = fence.line
+    if line is LEAD:
+        if c == " " and fence.lead < 3:
+            fence.lead += 1
+        elif c == fence.char:
+            fence.line, fence.run = RUN, 1
+        else:
+            fence.line = TEXT
+    elif line is RUN:
+        if c == fence.char:
+            fence.run += 1
+        else:
+            fence.line = TRAIL if c in _FENCE_TRAIL else TEXT
+    elif c not in _FENCE_TRAIL:
+        fence.line = TEXT
 
 
 def _last_piece(
