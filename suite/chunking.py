@@ -101,7 +101,7 @@ def cut_points(
     every = range(low, high + 1)
     if len(text) <= caps.long_input:
         return list(every), 0
-    near_tags = set()
+    near_tags: set[int] = set()
     for start, end in tag_spans(text, vocabulary):
         for boundary in (start, end):
             near_tags.update(range(boundary - caps.tag_window, boundary + caps.tag_window + 1))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
+from typing import TypedDict
 
 from scrubcheck.vocabulary import (
     CustomDelimiter,
@@ -14,6 +15,18 @@ from scrubcheck.vocabulary import (
 FINISH_REASONS: tuple[str | None, ...] = ("stop", "length", "tool_calls", "content_filter", None)
 #: finish reasons of a stream that was cut off rather than finished (SPEC R-CODE-6)
 CUT_OFF: frozenset[str | None] = frozenset({"length", "content_filter", None})
+
+
+class ContextKwargs(TypedDict):
+    """A Context as keyword arguments: what a scrubber's factory (the reference's among
+    them) and a peer receive."""
+
+    starts_in_reasoning: bool
+    inline_answer: bool
+    finish_reason: str | None
+    features: tuple[str, ...]
+    may_skip_reasoning: bool
+    delimiters: list[dict[str, str]]
 
 
 @dataclass(frozen=True)
@@ -70,7 +83,7 @@ class Context:
         """The active vocabulary: default family, enabled features, caller delimiters."""
         return build_vocabulary(self.features, self.delimiters)
 
-    def as_kwargs(self) -> dict[str, object]:
+    def as_kwargs(self) -> ContextKwargs:
         return {
             "starts_in_reasoning": self.starts_in_reasoning,
             "inline_answer": self.inline_answer,

@@ -27,9 +27,12 @@ import warnings
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:
+    from _pytest._code.code import TerminalRepr, TracebackStyle
 
 from scrubcheck.option_names import OptionNames
 
@@ -235,7 +238,9 @@ class Corpus(pytest.Collector):
                 stacklevel=1)
         return frozenset(ids), name
 
-    def repr_failure(self, excinfo):  # a Collector's takes no style
+    def repr_failure(  # pytest's Collector takes no style; its base Node does
+        self, excinfo: pytest.ExceptionInfo[BaseException], style: TracebackStyle | None = None,
+    ) -> str | TerminalRepr:
         if isinstance(excinfo.value, CollectionProblem):
             return str(excinfo.value)
         return super().repr_failure(excinfo)

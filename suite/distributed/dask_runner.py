@@ -32,9 +32,10 @@ import subprocess
 import sys
 import tempfile
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
 
 from scrubcheck import __version__
 from scrubcheck.adapters import AdapterError
@@ -46,6 +47,14 @@ from scrubcheck.results import RunResult
 from scrubcheck.runner.merge import merge_shards
 from scrubcheck.runner.settings import RunSettings
 from scrubcheck.spec import SPEC_VERSION
+
+if TYPE_CHECKING:  # `distributed` is optional (the dask extra): imported where used
+    from distributed import Client, Future
+
+    from scrubcheck.matrix.build import RowRunner
+
+#: what a job is submitted with and handed back with (None for a run, a row name for a matrix)
+K = TypeVar("K")
 
 INSTALL_HINT = "pip install 'scrubcheck[dask]'"
 STDERR_TAIL = 2000
@@ -70,7 +79,7 @@ class ShardFailed(DaskError):
     """The job process failed in some other way (the harness, not the scrubber)."""
 
 
-def connect(address: str, timeout_s: float = 30.0):  # type: ignore[no-untyped-def]
+def connect(address: str, timeout_s: float = 30.0) -> Client:
     """A `distributed.Client` on the scheduler at `address`, or DaskSetupError."""
     try:
         from distributed import Client
@@ -98,13 +107,13 @@ def portable_spec(spec: str) -> str:
     return head + location + sep + attr
 
 
-def total_threads(client) -> int:  # type: ignore[no-untyped-def]
+def total_threads(client: Client) -> int:
     workers = client.scheduler_info().get("workers", {})
     return sum(int(w.get("nthreads", 1)) for w in workers.values())
 
 
 # ------------------------------------------------------------------ the up-front check
-def check_workers(client, specs: list[str], selection: Selection,  # type: ignore[no-untyped-def]
+def check_workers(client: Client, specs: list[str], selection: Selection,
                   digest: str) -> list[str]:
     """Ask every worker, before anything runs, whether it has scrubcheck (this version,
     this SPEC), the corpus of this selection, and every scrubber and peer in `specs`.
@@ -215,14 +224,14 @@ def shard_jobs(spec: str, selection: Selection, settings: RunSettings,
             for k in range(1, count + 1)]
 
 
-def run_jobs(client, jobs: list[tuple[object, ShardJob]],  # type: ignore[no-untyped-def]
-             say: Say) -> Iterator[tuple[object, ShardJob, dict | BaseException]]:
+def run_jobs(client: Client, jobs: Sequence[tuple[K, ShardJob]],
+             say: Say) -> Iterator[tuple[K, ShardJob, dict | BaseException]]:
     """Submit every job; yield (key, job, the task's answer or its exception) as each
     finishes. Ctrl-C (or any error here) cancels what is still queued or running."""
     from distributed import as_completed
 
     token = uuid.uuid4().hex[:8]
-    futures = {}
+    futures: dict[Future, tuple[K, ShardJob]] = {}
     for key, job in jobs:
         name = f"scrubcheck-shard-{token}-{len(futures)}-{(job.shard or '').replace('/', 'of')}"
         future = client.submit(run_shard_task, job.to_json(), key=name, pure=False)
@@ -261,7 +270,7 @@ def merge_answers(spec: str, answers: list[tuple[ShardJob, dict]], digest: str) 
     return merged
 
 
-def run_on_dask(client, spec: str, selection: Selection,  # type: ignore[no-untyped-def]
+def run_on_dask(client: Client, spec: str, selection: Selection,
                 scenarios: list[Scenario], settings: RunSettings, shards: int,
                 say: Say = print) -> RunResult:
     """One run of `spec` over `scenarios` as `shards` Dask tasks, merged. Raises
@@ -278,8 +287,8 @@ def run_on_dask(client, spec: str, selection: Selection,  # type: ignore[no-unty
     return merge_answers(spec, answers, corpus_digest(scenarios))
 
 
-def dask_rows(client, selection: Selection, scenarios: list[Scenario],  # type: ignore[no-untyped-def]
-              settings: RunSettings, shards: int | None, say: Say = print):
+def dask_rows(client: Client, selection: Selection, scenarios: list[Scenario],
+              settings: RunSettings, shards: int | None, say: Say = print) -> RowRunner:
     """A matrix RowRunner: every worker checked for every row's implementation, then every
     row × every shard submitted at once, so the cluster spreads implementations and shards
     over its workers; a row is yielded (merged) as soon as its last shard is back."""
@@ -313,7 +322,7 @@ def dask_rows(client, selection: Selection, scenarios: list[Scenario],  # type: 
     return run_rows
 
 
-def default_shards(client, scenarios: int) -> int:  # type: ignore[no-untyped-def]
+def default_shards(client: Client, scenarios: int) -> int:
     """Two shards per worker thread (so a slow shard or a lost worker costs little),
     never more shards than scenarios."""
     return max(1, min(scenarios, 2 * max(1, total_threads(client))))

@@ -19,8 +19,14 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # imported where used: a worker pays for what the job needs
+    from scrubcheck.model import Scenario
+    from scrubcheck.runner import RunSettings
 
 EXIT_UNUSABLE = 2
 
@@ -36,21 +42,23 @@ class Selection:
     ids: tuple[str, ...] | None = None
 
     @classmethod
-    def of(cls, corpus=None, areas=None, rules=None, features=None,  # type: ignore[no-untyped-def]
-           ids=None) -> Selection:
+    def of(cls, corpus: Iterable[str | Path] | None = None,
+           areas: Iterable[str] | None = None, rules: Iterable[str] | None = None,
+           features: Iterable[str] | None = None, ids: Iterable[str] | None = None,
+           ) -> Selection:
         """From a command's filters; corpus paths made absolute (a worker's working
         directory is not the driver's; it must see the same paths)."""
-        def tup(values):  # type: ignore[no-untyped-def]
+        def tup(values: Iterable[str] | None) -> tuple[str, ...] | None:
             return tuple(values) if values is not None else None
 
         return cls(tuple(str(Path(p).resolve()) for p in corpus or ()), tup(areas), tup(rules),
                    tup(features), tup(ids))
 
-    def load(self):  # type: ignore[no-untyped-def]
+    def load(self) -> tuple[list[Scenario], list[str]]:
         """(the selected scenarios, the corpus errors as text)."""
         from scrubcheck.corpus import load_corpus, select
 
-        corpus = load_corpus(list(self.corpus_paths) or None)
+        corpus = load_corpus([Path(p) for p in self.corpus_paths] or None)
         chosen = select(corpus.scenarios, areas=self.areas, rules=self.rules,
                         features=self.features, ids=self.ids)
         return chosen, [str(e) for e in corpus.errors]
@@ -77,13 +85,13 @@ class ShardJob:
         return cls(selection=Selection(**selection), **data)
 
 
-def settings_to_dict(settings) -> dict:  # type: ignore[no-untyped-def]
+def settings_to_dict(settings: RunSettings) -> dict[str, Any]:
     """RunSettings as plain JSON; unlike `to_dict`, `jobs` stays as given (None: all the
     cores of the machine that runs the shard, not of the driver)."""
     return asdict(settings)
 
 
-def settings_from_dict(data: dict):  # type: ignore[no-untyped-def]
+def settings_from_dict(data: Mapping[str, Any]) -> RunSettings:
     from scrubcheck.chunking import Caps
     from scrubcheck.runner import RunSettings
 

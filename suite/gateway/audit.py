@@ -36,6 +36,8 @@ from datetime import UTC, datetime
 from queue import Queue
 from typing import Any
 
+from openai.types.chat import ChatCompletionMessageParam
+
 from scrubcheck import __version__
 from scrubcheck.gateway.capture import Capture
 from scrubcheck.gateway.classify import needs_for
@@ -50,7 +52,8 @@ from scrubcheck.gateway.verdicts import GATEWAY_ORDER, GatewayVerdict, worst
 from scrubcheck.model import Scenario
 from scrubcheck.spec import SPEC_VERSION
 
-PROMPT = [{"role": "user", "content": "scrubcheck gateway audit: answer as recorded"}]
+PROMPT: list[ChatCompletionMessageParam] = [
+    {"role": "user", "content": "scrubcheck gateway audit: answer as recorded"}]
 #: HTTP statuses that mean the gateway refuses this client outright (key, permission).
 REFUSED = frozenset({401, 403, 407})
 STREAM, COMPLETE = "stream", "complete"

@@ -169,6 +169,7 @@ def judge(expect: Expectation, upstream: Sent, capture: Capture, *,
         expect, upstream = as_completion(expect, upstream)
     notes: list[str] = []
     native = upstream.shape is Shape.NATIVE
+    verdict: GatewayVerdict | None
     if capture.content == upstream.content:
         verdict, detail = _unchanged(upstream, capture, streamed, notes)
     elif native:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from functools import cache
 from typing import Any
@@ -27,6 +27,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 import openai
+from openai.types.chat import ChatCompletionMessageParam
 
 from scrubcheck.gateway.capture import Capture, CaptureError, Chunk
 from scrubcheck.gateway.tap import Tap, TapTransport
@@ -91,7 +92,10 @@ class Recorder:
         self._client = openai.OpenAI(
             base_url=base_url, api_key=api_key or NO_KEY, max_retries=0,
             default_headers={"Accept-Encoding": "identity"},  # the tap must see plain bytes
-            http_client=httpx.Client(transport=self._transport, timeout=timeout))
+            # openai 3 annotates an httpx2.Client and still takes an httpx one (its
+            # is_legacy_httpx_sync_client), whose transport the tap is
+            http_client=httpx.Client(  # type: ignore[arg-type, unused-ignore]
+                transport=self._transport, timeout=timeout))
 
     def __enter__(self) -> Recorder:
         return self
@@ -102,7 +106,7 @@ class Recorder:
     def close(self) -> None:
         self._client.close()
 
-    def record(self, model: str, messages: list[dict[str, Any]], *, name: str,
+    def record(self, model: str, messages: Sequence[ChatCompletionMessageParam], *, name: str,
                extra_body: dict[str, Any] | None = None,
                headers: dict[str, str] | None = None) -> Capture:
         """Stream one chat completion and return its capture (never raises for the
@@ -122,7 +126,7 @@ class Recorder:
         _redact_capture(capture, self._secret)
         return capture
 
-    def complete(self, model: str, messages: list[dict[str, Any]], *, name: str,
+    def complete(self, model: str, messages: Sequence[ChatCompletionMessageParam], *, name: str,
                  extra_body: dict[str, Any] | None = None,
                  headers: dict[str, str] | None = None) -> Capture:
         """Ask for the same completion without streaming. The capture holds one chunk:
@@ -141,7 +145,7 @@ class Recorder:
         _redact_capture(capture, self._secret)
         return capture
 
-    def _capture(self, name: str, model: str, messages: list[dict[str, Any]],
+    def _capture(self, name: str, model: str, messages: Sequence[ChatCompletionMessageParam],
                  extra_body: dict[str, Any] | None, headers: dict[str, str] | None,
                  *, stream: bool) -> Capture:
         capture = Capture(name=name, source="record", request={
@@ -153,7 +157,7 @@ class Recorder:
         return capture
 
 
-def record(base_url: str, model: str, messages: list[dict[str, Any]], *, name: str,
+def record(base_url: str, model: str, messages: Sequence[ChatCompletionMessageParam], *, name: str,
            api_key: str | None = None, extra_body: dict[str, Any] | None = None,
            timeout: float = 120.0) -> Capture:
     """Record one stream with a client of its own."""
@@ -196,7 +200,7 @@ def _cut(capture: Capture, exc: Exception) -> CaptureError:
                         f"{len(capture.chunks)} chunks ({type(exc).__name__}: {exc})")
 
 
-def _note_headers(capture: Capture, status: int, headers: httpx.Headers) -> None:
+def _note_headers(capture: Capture, status: int, headers: Mapping[str, str]) -> None:
     """The response facts a capture keeps: status, content type, what a scrubcheck
     replay server announced."""
     capture.response["status"] = status
@@ -210,9 +214,9 @@ def _note_headers(capture: Capture, status: int, headers: httpx.Headers) -> None
 
 
 def _stream(client: openai.OpenAI, capture: Capture, model: str,
-            messages: list[dict[str, Any]], extra_body: dict[str, Any] | None,
+            messages: Sequence[ChatCompletionMessageParam], extra_body: dict[str, Any] | None,
             headers: dict[str, str] | None, start: float) -> None:
-    stream = client.chat.completions.create(model=model, messages=messages,  # type: ignore
+    stream = client.chat.completions.create(model=model, messages=messages,
                                             stream=True, extra_body=extra_body,
                                             extra_headers=headers)
     _note_headers(capture, stream.response.status_code, stream.response.headers)
@@ -233,9 +237,9 @@ def _stream(client: openai.OpenAI, capture: Capture, model: str,
 
 
 def _complete(client: openai.OpenAI, capture: Capture, model: str,
-              messages: list[dict[str, Any]], extra_body: dict[str, Any] | None,
+              messages: Sequence[ChatCompletionMessageParam], extra_body: dict[str, Any] | None,
               headers: dict[str, str] | None, start: float) -> None:
-    raw = client.chat.completions.with_raw_response.create(  # type: ignore
+    raw = client.chat.completions.with_raw_response.create(
         model=model, messages=messages, extra_body=extra_body, extra_headers=headers)
     _note_headers(capture, raw.status_code, raw.headers)
     kind = raw.headers.get("content-type", "")
@@ -291,7 +295,8 @@ def _texts(delta: Any) -> list[str | None]:
     """The text fields of a parsed delta, declared or not: the client does not declare
     `reasoning_content` or `reasoning` and keeps them among the model's extras. (Asking
     getattr for an absent extra costs an AttributeError, most of a chunk's own cost.)"""
-    declared = _declared(type(delta))
+    kind: type = type(delta)
+    declared = _declared(kind)
     extra = getattr(delta, "model_extra", None) or {}
     values = [getattr(delta, name, None) if name in declared else extra.get(name)
               for name in _TEXT_FIELDS]

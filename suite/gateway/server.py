@@ -83,6 +83,8 @@ class ReplayServer(ThreadingHTTPServer):
     def url(self) -> str:
         """The base URL to give an OpenAI client (ends in /v1)."""
         host, port = self.server_address[:2]
+        if isinstance(host, bytes | bytearray):  # the socket module's other spelling
+            host = host.decode()
         return f"http://{host}:{port}/v1"
 
 

@@ -91,8 +91,7 @@ def chunk_from_object(data: Any, t: float = 0.0) -> Chunk | None:
 
 def context_header(context: Context) -> str:
     """Every context entry (Context.as_kwargs is the one list of them), as compact JSON."""
-    data = context.as_kwargs()
-    data["features"] = list(context.features)
+    data = {**context.as_kwargs(), "features": list(context.features)}
     return json.dumps(data, separators=(",", ":"), ensure_ascii=True)
 
 

@@ -50,7 +50,7 @@ from scrubcheck.generate.pieces import (
     lookalikes,
 )
 from scrubcheck.model import CONTEXT_KEYS, FINISH_REASONS, Context
-from scrubcheck.vocabulary import FEATURES, HARMONY_MESSAGE, Tag
+from scrubcheck.vocabulary import FEATURES, HARMONY_MESSAGE, CustomDelimiter, Tag
 
 ITEM_KINDS = ("prose", "block", "span", "fence", "orphan", "nested", "bypass", "splice", "marker",
               "harmony")
@@ -102,10 +102,10 @@ class _Builder:
         prefill = "starts_in_reasoning" in keys and chance(ch, 4)
         inline = {"inline_answer", "finish_reason"} <= keys and chance(ch, 4)
         skip = prefill and {"may_skip_reasoning", "finish_reason"} <= keys and chance(ch, 2)
-        finish = "stop"
+        finish: str | None = "stop"
         if (inline or skip) and ch.below(2):
             finish = pick(ch, FINISH_REASONS[1:])
-        delimiters = ()
+        delimiters: tuple[CustomDelimiter, ...] = ()
         if "delimiters" in keys and chance(ch, 4):
             delimiters = pick(ch, CUSTOM_SETS)
         return Context(prefill, inline, finish, enabled, skip, delimiters)
@@ -417,8 +417,8 @@ class _Builder:
             if skips and chance(ch, 2):
                 return self.skipped(context)
             if not skips and chance(ch, 4):
-                tail = self.unclosed(context, None)
-                return StreamModel(context, None, (), tail, tuple(self.labels))
+                return StreamModel(context, None, (), self.unclosed(context, None),
+                                   tuple(self.labels))
             reasoning = self.reasoning(list(self.block_closes))
             prefill = Prefill(reasoning, self.text_of(pick(ch, self.block_closes)))
         else:

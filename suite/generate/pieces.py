@@ -95,7 +95,7 @@ def lookalikes(name: str) -> tuple[str, ...]:
 
 def foreign_delimiters(vocabulary: Vocabulary) -> tuple[str, ...]:
     """Delimiters of features the stream does not enable: literal text (R-VOCAB-4)."""
-    out = []
+    out: list[str] = []
     for feature in FEATURES.values():
         if feature.name in vocabulary.features:
             continue
@@ -106,7 +106,7 @@ def foreign_delimiters(vocabulary: Vocabulary) -> tuple[str, ...]:
 
 def answer_literals(vocabulary: Vocabulary) -> tuple[str, ...]:
     """Text that looks like a tag but is answer text under `vocabulary` (no code needed)."""
-    out = []
+    out: list[str] = []
     for name in FAMILY_NAMES:
         out.extend(lookalikes(name))
     out.extend(NON_ASCII_CASE)

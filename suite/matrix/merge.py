@@ -65,8 +65,9 @@ def merge_matrix_shards(paths: list[Path], out: Path,
             except (OSError, ValueError, TypeError, KeyError) as exc:
                 raise MergeError(f"{report}: {exc}") from None
         row.status = "ran"
-        keep_run(row, merge_shards(runs), out)
-        say(f"{name}: merged {len(runs)} shards, {len(row.run.results):,} scenarios")
+        merged = merge_shards(runs)
+        keep_run(row, merged, out)
+        say(f"{name}: merged {len(runs)} shards, {len(merged.results):,} scenarios")
         rows.append(row)
     note = first.mode_note.replace(shard_sentence(first_shard), "")
     # the shards run side by side (CI jobs): the whole took as long as the longest one

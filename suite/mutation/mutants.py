@@ -34,13 +34,14 @@ from pathlib import Path
 
 import parso
 import parso.tree
+from parso.python.tree import ClassOrFunc
 
 try:  # the `mutation` extra
     import cosmic_ray.plugins
     from cosmic_ray.ast import ast_nodes, get_ast
     from cosmic_ray.mutating import mutate_code
 except ImportError:  # pragma: no cover - exercised by the command's message
-    cosmic_ray = None  # type: ignore[assignment]
+    cosmic_ray = None
 
 FUTURE_ANNOTATIONS = "from __future__ import annotations"
 
@@ -135,7 +136,7 @@ def _scope(node: parso.tree.NodeOrLeaf) -> str:
     names = []
     parent = node.parent
     while parent is not None:
-        if parent.type in ("funcdef", "classdef"):
+        if isinstance(parent, ClassOrFunc) and parent.type in ("funcdef", "classdef"):
             names.append(parent.name.value)
         parent = parent.parent
     return ".".join(reversed(names)) or "<module>"

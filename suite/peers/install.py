@@ -45,9 +45,8 @@ def install(
 ) -> InstallOutcome:
     """Make sure `package`'s environment exists and is current."""
     current = read_marker(package, root)
-    if current is not None and not force:
-        return InstallOutcome(package, "already installed", current)
-    if package.ecosystem == "none":
+    # a package of ecosystem "none" has nothing to install: its record is always there
+    if current is not None and (not force or package.ecosystem == "none"):
         return InstallOutcome(package, "already installed", current)
     folder = env_dir(package, root)
     if folder.exists():

@@ -13,9 +13,11 @@ import hashlib
 import json
 import re
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from scrubcheck.corpus.build import context_from
 from scrubcheck.model import CONTEXT_KEYS, Context
 from scrubcheck.peers.observed import (
     SHARED_FILE,
@@ -167,16 +169,13 @@ class Manifest:
 
     def fixed_mode(self) -> Context:
         """The context of the mode the peer always runs in (the defaults where it has none)."""
-        fixed = dict(self.fixed_context)
-        if "features" in fixed:
-            fixed["features"] = tuple(fixed["features"])  # type: ignore[arg-type]
-        return Context(**fixed)  # type: ignore[arg-type]
+        return context_from(dict(self.fixed_context))
 
     def refusal(self, context: Context) -> str | None:
         """Why this peer cannot be run on a stream with `context` as its users run it (a
         fixed mode it always runs in, caller delimiters it cannot be configured with), or
         None. Keys the manifest does not declare are the adapter's question."""
-        given = context.as_kwargs()
+        given: Mapping[str, object] = context.as_kwargs()
         for key, value in self.fixed_context:
             if not _same(given[key], value):
                 return (f"runs only with {key}={value!r} (a fixed mode of this parser), "

@@ -7,6 +7,7 @@ tables), and how do I reproduce each one (failing scenarios, worst first).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from tabulate import tabulate
@@ -28,7 +29,8 @@ from .text import WHITESPACE_LEGEND, plural, terminal_safe, xml_safe
 OUTCOME_HEADERS = [o.value.lower() for o in an.OUTCOME_ORDER]
 
 
-def _table(headers: list[str], rows: list[list[object]], numeric_from: int | None = None) -> str:
+def _table(headers: list[str], rows: Sequence[Sequence[object]],
+           numeric_from: int | None = None) -> str:
     """A GitHub table; columns from `numeric_from` on are counts, right-aligned."""
     colalign = None
     if numeric_from is not None:

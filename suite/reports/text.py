@@ -10,6 +10,7 @@ writer.
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Sequence
 
 # One rendering of invisible characters for the whole project: the checks use it
 # in failure details, so expected/got in the reports use the same marks
@@ -79,7 +80,7 @@ def shorten(text: str, limit: int) -> str:
     return text[: max(limit - 1, 0)] + "…"
 
 
-def delta_list(deltas: list[str], limit: int = 2000) -> str:
+def delta_list(deltas: Sequence[str], limit: int = 2000) -> str:
     """The deltas as a Python expression (exact, copy-pasteable), cut at
     `limit` characters with a note saying how much was left out.
 
@@ -90,7 +91,7 @@ def delta_list(deltas: list[str], limit: int = 2000) -> str:
         joined = xml_safe(repr("".join(deltas)))
         if len(joined) <= limit:
             return f"list({joined})"
-    shown = []
+    shown: list[str] = []
     length = 2
     for index, delta in enumerate(deltas):
         item = xml_safe(repr(delta))

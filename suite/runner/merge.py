@@ -17,7 +17,7 @@ usage error) rather than guess whenever the shards might not be parts of one run
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 
 from scrubcheck.corpus.shard import Shard
@@ -164,7 +164,7 @@ def _describe(label: str, run: RunResult, shard: Shard) -> dict:
             "duration_s": run.duration_s}
 
 
-def _span(runs) -> tuple[str, float]:  # type: ignore[no-untyped-def]
+def _span(runs: Iterable[RunResult]) -> tuple[str, float]:
     """When the first shard started, and seconds until the last one ended (the wall-clock
     cost of the whole run however the shards were spread)."""
     spans = []

@@ -35,7 +35,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
-from typing import Any
+from typing import Any, Generic, Self, TypeVar
 
 from scrubcheck.childprocess import die_with_parent, exit_text
 from scrubcheck.model import Scenario
@@ -72,8 +72,11 @@ _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 Progress = Callable[[str], None]
 
 
-def cpu_seconds(pid: int) -> float | None:
-    """User + system CPU time of a process, or None where /proc is not available."""
+def cpu_seconds(pid: int | None) -> float | None:
+    """User + system CPU time of a process, or None where /proc is not available (or the
+    process has not started: no pid)."""
+    if pid is None:
+        return None
     try:
         with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
             fields = stat.read().rsplit(")", 1)[1].split()
@@ -82,7 +85,10 @@ def cpu_seconds(pid: int) -> float | None:
         return None
 
 
-Handler = Callable[[Task, Progress], ScenarioResult]
+#: what a worker's handler returns for a task: a ScenarioResult for a run, any picklable
+#: answer for other uses of the pool (the trial load of `preflight`)
+R = TypeVar("R")
+Handler = Callable[[Task, Progress], R]
 
 
 def _isolate_io(out_fd: int) -> None:
@@ -146,7 +152,7 @@ def isolate_worker(out_fd: int, memory_limit: int | None) -> None:
 
 
 def _worker_main(
-    conn: Connection, make_handler: Callable[[], Handler], label: Any, out_fd: int,
+    conn: Connection, make_handler: Callable[[], Handler[object]], label: Any, out_fd: int,
     memory_limit: int | None,
 ) -> None:
     isolate_worker(out_fd, memory_limit)
@@ -226,7 +232,7 @@ class _Worker:
         return text
 
 
-class WorkerPool:
+class WorkerPool(Generic[R]):
     """`jobs` forked workers; `make_handler` runs once in each to build its task handler.
 
     `memory_limit` (bytes) caps each worker's memory; a task that hits it is an
@@ -234,7 +240,8 @@ class WorkerPool:
     """
 
     def __init__(
-        self, jobs: int, make_handler: Callable[[], Handler], *, memory_limit: int | None = None,
+        self, jobs: int, make_handler: Callable[[], Handler[R]], *,
+        memory_limit: int | None = None,
         options: OptionNames = COMMAND_LINE,
     ) -> None:
         self.jobs = max(1, jobs)
@@ -244,7 +251,7 @@ class WorkerPool:
         self.context = multiprocessing.get_context("fork")
         self.workers: list[_Worker] = []
 
-    def __enter__(self) -> WorkerPool:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -283,7 +290,7 @@ class WorkerPool:
     def run(
         self,
         tasks: list[Task],
-        on_result: Callable[[Task, ScenarioResult | str], None],
+        on_result: Callable[[Task, R | str], None],
         on_lost: Callable[[Task, Lost], None],
         *,
         on_tick: Callable[[], None] | None = None,
@@ -321,10 +328,10 @@ class WorkerPool:
                 if worker.conn in ready:
                     self._receive(worker, on_result, on_lost)
             now = time.monotonic()
-            for worker in [w for w in self.workers if w.task is not None]:
+            for worker, task in [(w, w.task) for w in self.workers if w.task is not None]:
                 why = worker.overrun(now)
                 if why:
-                    task, label, cpu = worker.task, worker.label, worker.cpu_used()
+                    label, cpu = worker.label, worker.cpu_used()
                     worker.process.kill()
                     worker.process.join(timeout=5)
                     worker.drain()
@@ -337,7 +344,7 @@ class WorkerPool:
     def _receive(
         self,
         worker: _Worker,
-        on_result: Callable[[Task, ScenarioResult | str], None],
+        on_result: Callable[[Task, R | str], None],
         on_lost: Callable[[Task, Lost], None],
     ) -> None:
         task = worker.task

@@ -31,11 +31,20 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import TextIO
 
 from scrubcheck.adapters import Adapter, AdapterError, load_adapter
 from scrubcheck.adapters.peer import PREFIX as PEER_PREFIX
 from scrubcheck.option_names import COMMAND_LINE, OptionNames
-from scrubcheck.runner.pool import Lost, Progress, Task, WorkerPool, flush_io, memory_note
+from scrubcheck.runner.pool import (
+    Handler,
+    Lost,
+    Progress,
+    Task,
+    WorkerPool,
+    flush_io,
+    memory_note,
+)
 
 LOAD_FLOOR_S = 30.0
 LABEL = "loading the scrubber"  # what the child notes it is doing (named if it is lost)
@@ -84,7 +93,7 @@ def _try_in_child(
 ) -> str | None:
     """Load `spec` in a forked child: None when it loaded, else why not."""
 
-    def make_handler():  # type: ignore[no-untyped-def]
+    def make_handler() -> Handler[_Loaded]:
         def handle(task: Task, note: Progress) -> _Loaded:
             note(LABEL)
             try:
@@ -162,11 +171,14 @@ def _quiet_stdio() -> Iterator[None]:
             os.close(descriptor)
 
 
-def _flush(*streams: object) -> None:
-    """Flush these streams, the interpreter's original ones and C's stdio buffers."""
+def _flush(*streams: TextIO | None) -> None:
+    """Flush these streams, the interpreter's original ones (None when it has none) and
+    C's stdio buffers."""
     for stream in (*streams, sys.__stdout__, sys.__stderr__):
+        if stream is None:
+            continue
         try:
-            stream.flush()  # type: ignore[union-attr]
+            stream.flush()
         except Exception:  # noqa: BLE001 - a closed or odd stream: nothing to flush
             pass
     flush_io()

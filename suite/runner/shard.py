@@ -27,6 +27,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from scrubcheck.adapters import Adapter, load_adapter
+from scrubcheck.adapters.peer import PeerAdapter
 from scrubcheck.adapters.resolve import AdapterError, resolve_target, split_kind
 from scrubcheck.corpus.fingerprint import corpus_digest
 from scrubcheck.corpus.shard import Shard
@@ -65,13 +66,15 @@ def run_selection(
 def implementation_version(adapter: Adapter) -> str:
     """What ran, as precisely as can be told: `hermes-agent 0.19.0` for a peer, e.g.
     `scrubcheck 0.1.0; source 3f2a…` for a Python scrubber, `source 3f2a…` for a file."""
-    installed = getattr(adapter, "installed_version", None)
-    if installed is not None:  # a peer: the version its environment really holds
-        manifest = adapter.manifest  # type: ignore[attr-defined]
-        return f"{manifest.package.name or manifest.name} {installed}".strip()
+    if isinstance(adapter, PeerAdapter) and adapter.installed_version is not None:
+        # a peer: the version its environment really holds
+        manifest = adapter.manifest
+        return f"{manifest.package.name or manifest.name} {adapter.installed_version}".strip()
     _, target = split_kind(adapter.spec)
     try:
         obj = resolve_target(target)
+        if not callable(obj):  # what inspect cannot place (nor can a scrubber be)
+            raise TypeError(type(obj).__name__)
         module = inspect.getmodule(obj)
         source = inspect.getsourcefile(obj)
     except (AdapterError, TypeError, OSError):
