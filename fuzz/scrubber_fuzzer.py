@@ -29,7 +29,7 @@ def main() -> None:
 
     spec = os.environ.get("SCRUBCHECK_SCRUBBER", SCRUBBER)
     adapter = load_adapter(spec)
-    import scrubcheck.codescan  # noqa: F401 - load what the checks use before instrumenting
+    import scrubcheck.specmodel  # noqa: F401 - load what the checks use before instrumenting
 
     instrument(instrumented_modules(spec))
     atheris.Setup(sys.argv, FuzzTarget(adapter))

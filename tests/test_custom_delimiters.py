@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from scrubcheck.adapters import load_adapter
-from scrubcheck.codescan import tags_outside_code
+from scrubcheck.specmodel import tags_outside_code
 from scrubcheck.corpus import load_corpus
 from scrubcheck.model import Context, Scenario
 from scrubcheck.runner.scenario import run_scenario

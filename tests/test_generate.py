@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scrubcheck.codescan import tags_outside_code
+from scrubcheck.specmodel import tags_outside_code
 from scrubcheck.corpus.overlap import overlaps
 from scrubcheck.generate import (
     BytesChooser,

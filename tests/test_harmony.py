@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from scrubcheck.codescan import tags_outside_code
+from scrubcheck.specmodel import tags_outside_code
 from scrubcheck.scrubbers.reference import ReferenceScrubber, strip_reasoning
 from scrubcheck.scrubbers.reference.harmony import HEADER_KEPT, MAX_HEADER, message_is_visible
 

@@ -9,7 +9,7 @@ from scrubcheck.vocabulary import Vocabulary
 
 
 def check_tags(output: str, vocabulary: Vocabulary) -> Finding | None:
-    from scrubcheck.codescan import tags_outside_code
+    from scrubcheck.specmodel import tags_outside_code
 
     found = tags_outside_code(output, vocabulary)
     if not found:

@@ -25,10 +25,10 @@ from enum import StrEnum
 from scrubcheck.gateway.capture import Capture
 from scrubcheck.gateway.inline import (
     Piece,
-    ReferenceRun,
+    SpecRun,
     detect_features,
     reasoning_parts,
-    reference_run,
+    spec_run,
 )
 from scrubcheck.gateway.wire import context_from_dict
 from scrubcheck.model import Context
@@ -104,7 +104,7 @@ def analyse(capture: Capture) -> Analysis:
     else:
         context = infer_context(deltas, finish)
         source = "inferred from the stream"
-    run = reference_run(deltas, context)
+    run = spec_run(deltas, context)
     inline = reasoning_parts(run.pieces, context.features)
     structured = capture.structured_reasoning
     unclosed = _unclosed(run, context)
@@ -119,7 +119,7 @@ def analyse(capture: Capture) -> Analysis:
 def infer_context(deltas: list[str], finish_reason: str | None) -> Context:
     text = "".join(deltas)
     features = detect_features(text)
-    plain = reference_run(deltas, Context(finish_reason=finish_reason, features=features))
+    plain = spec_run(deltas, Context(finish_reason=finish_reason, features=features))
     vocabulary = build_vocabulary(features)
     blocks = [p for p in plain.pieces if _opening(p, vocabulary) is not None]
     first = next((p for p in plain.pieces if _kind(p, vocabulary) != "marker"), None)
@@ -158,7 +158,7 @@ def _closes(piece: Piece, vocabulary) -> bool:
     return any(folded.endswith(fold(c.text)) for c in closes)
 
 
-def _unclosed(run: ReferenceRun, context: Context) -> Piece | None:
+def _unclosed(run: SpecRun, context: Context) -> Piece | None:
     """The block still open at the end of the stream, if any (with `inline_answer` the
     recovered answer follows it, so it need not reach the end of the text)."""
     vocabulary = build_vocabulary(context.features)
@@ -206,7 +206,7 @@ def _replace(context: Context, **changes: object) -> Context:
     return Context(**values)  # type: ignore[arg-type]
 
 
-def _notes(capture: Capture, analysis: Analysis, run: ReferenceRun,
+def _notes(capture: Capture, analysis: Analysis, run: SpecRun,
            unclosed: Piece | None) -> list[str]:
     notes = []
     if capture.error is not None:

@@ -1,10 +1,11 @@
-"""What the reference scrubber removes from a stream's content, and where.
+"""What SPEC removes from a stream's content, and where.
 
 `gateway check` needs the reasoning a stream carries inline, to know what a
-leak of it looks like. The reference scrubber is SPEC made executable, so the
-removed text is exactly the input minus its output; the removed ranges are
-found by aligning the two (the output is the input with pieces taken out).
-Tags are then split off, leaving the reasoning itself.
+leak of it looks like. The batch model of SPEC (`scrubcheck.specmodel`, no
+scrubber under test) gives the visible output, so the removed text is exactly
+the input minus that output; the removed ranges are found by aligning the two
+(the output is the input with pieces taken out). Tags are then split off,
+leaving the reasoning itself.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from scrubcheck.model import Context
-from scrubcheck.scrubbers.reference import ReferenceScrubber
+from scrubcheck.specmodel import read_stream
 from scrubcheck.vocabulary import FEATURES, build_vocabulary, feature_tags, fold
 
 #: Past this size the quadratic-worst alignment gives way to a linear greedy one.
@@ -32,19 +33,19 @@ class Piece:
 
 
 @dataclass(frozen=True)
-class ReferenceRun:
+class SpecRun:
     text: str
     output: str
     cuts: tuple[int, ...]  # output positions where something was removed (for R-WS-1)
     pieces: tuple[Piece, ...]
 
 
-def reference_run(deltas: list[str] | tuple[str, ...], context: Context) -> ReferenceRun:
-    """The reference scrubber over the recorded chunking, and what it took out."""
-    scrubber = ReferenceScrubber(**context.as_kwargs())
-    output = "".join(scrubber.feed(d) for d in deltas) + scrubber.flush()
+def spec_run(deltas: list[str] | tuple[str, ...], context: Context) -> SpecRun:
+    """What SPEC shows of the recorded content (R-CHUNK-1: the deltas' split does not
+    matter), and what it took out."""
     text = "".join(deltas)
-    return ReferenceRun(text, output, tuple(scrubber.last_cuts), tuple(_removed(text, output)))
+    reading = read_stream(text, context)
+    return SpecRun(text, reading.visible, reading.cuts, tuple(_removed(text, reading.visible)))
 
 
 def _removed(text: str, output: str) -> list[Piece]:

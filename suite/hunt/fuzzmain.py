@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None) -> None:
 
     adapter = load_adapter(args.scrubber)
     against = load_adapter(args.against) if args.against else None
-    import scrubcheck.codescan  # noqa: F401 - load everything the checks use, then instrument
+    import scrubcheck.specmodel  # noqa: F401 - load everything the checks use, then instrument
 
     instrument(instrumented_modules(args.scrubber))
 

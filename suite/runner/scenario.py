@@ -52,7 +52,7 @@ from scrubcheck.results import Outcome, ScenarioResult
 from scrubcheck.runner.ahead import ahead
 from scrubcheck.runner.collect import FailureCollector
 from scrubcheck.runner.joined import JoinedTextRuns
-from scrubcheck.runner.oracle import reference_view
+from scrubcheck.runner.oracle import oracle_view
 from scrubcheck.runner.replay import replay_command
 from scrubcheck.runner.settings import RunSettings
 from scrubcheck.vocabulary import Vocabulary
@@ -229,9 +229,9 @@ class _ScenarioRun:
     def fill(self, result: ScenarioResult, only: str | None) -> None:
         names, cuts, poisons = self.plan(result, only)
         wants_lag = self.adapter.streams and "char" in names
-        reference = reference_view(self.scenario, char_run=wants_lag)
+        reference = oracle_view(self.scenario, char_run=wants_lag)
         if reference.problem:
-            result.notes.append(reference.problem + "; whitespace compared exactly, no lag data")
+            result.notes.append(reference.problem + "; no lag data")
         ws_cuts = self.ws_cuts(reference.output, reference.cuts, result)
         detector = LeakDetector(self.scenario.reasoning, self.scenario.text)
 

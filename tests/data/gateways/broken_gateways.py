@@ -20,7 +20,7 @@ from typing import Any
 
 import httpx
 
-from scrubcheck.gateway.inline import reasoning_parts, reference_run
+from scrubcheck.gateway.inline import reasoning_parts, spec_run
 from scrubcheck.gateway.wire import (
     CONTEXT_HEADER,
     SCENARIO_HEADER,
@@ -99,7 +99,7 @@ class Splitter(Behaviour):
                 continue
             yield event
         tail = scrubber.flush()
-        removed = reasoning_parts(reference_run(deltas, context).pieces, context.features)
+        removed = reasoning_parts(spec_run(deltas, context).pieces, context.features)
         if last is not None and removed:
             yield _chunk_like(last, reasoning_content="\n".join(removed))
         if last is not None and tail:
@@ -110,7 +110,7 @@ class Splitter(Behaviour):
     def completion(self, data: dict[str, Any], context: Context) -> dict[str, Any]:
         message = data["choices"][0]["message"]
         text = message.get("content") or ""
-        run = reference_run([text], context)
+        run = spec_run([text], context)
         message["content"] = run.output
         removed = reasoning_parts(run.pieces, context.features)
         if removed:
