@@ -36,9 +36,9 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from scrubcheck.cachedir import cache_dir
 from scrubcheck.corpus import load_corpus
 from scrubcheck.hunt import FuzzSettings, HuntSettings, fuzz, hunt
-from scrubcheck.hunt.database import cache_dir
 from scrubcheck.hunt.fuzzing import atheris_problem
 from scrubcheck.hunt.scenario import finding_yaml
 from scrubcheck.hunt.selftest import ALL_CASES, LEAK, BrokenCase, probe, verdict_text

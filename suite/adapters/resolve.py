@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import importlib.util
+import re
 import sys
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -29,6 +30,13 @@ def split_kind(spec: str) -> tuple[str | None, str]:
     if sep and head in KINDS:
         return head, rest
     return None, spec
+
+
+def spec_slug(spec: str) -> str:
+    """A file or directory name for a scrubber spec, case kept: 'pkg.mod:Cls' ->
+    'pkg.mod-Cls' (the report folder of `scrubcheck run`, the hunt's and the fuzzer's
+    cache folders; at most 120 characters)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", spec).strip("-.")[:120] or "scrubber"
 
 
 def registered_names() -> dict[str, str]:

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from pathlib import Path
 
 from scrubcheck.adapters import AdapterError
+from scrubcheck.adapters.resolve import spec_slug as slug
 from scrubcheck.checks.linear import ratios_text
 from scrubcheck.commands.options import (
     add_dask_options,
@@ -129,11 +129,6 @@ def _on_dask(args: argparse.Namespace, scenarios: list, settings: RunSettings) -
         raise DaskError("--dask splits the run into shards itself; drop --shard")
     selection = Selection.of(args.corpus, args.area, args.rule, args.feature, args.id)
     return dask_run(args.dask, args.dask_shards, args.scrubber, selection, scenarios, settings)
-
-
-def slug(spec: str) -> str:
-    """A directory name for a scrubber spec: 'pkg.mod:Cls' -> 'pkg.mod-Cls'."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", spec).strip("-.") or "scrubber"
 
 
 def write_all(result: RunResult, report_dir: Path) -> list[Path]:

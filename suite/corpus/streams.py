@@ -73,7 +73,10 @@ def cut(text: str, offsets: list[int]) -> tuple[str, ...]:
     return tuple(text[a:b] for a, b in zip(bounds, bounds[1:], strict=False))
 
 
-def slug(text: str) -> str:
-    """An id-safe rendering of a tag name ('scratch_pad' -> 'scratch-pad')."""
+def slug(text: str, fallback: str = "") -> str:
+    """An id-safe rendering of `text`, [a-z0-9]+(-[a-z0-9]+)*: the corpus ids made of tag
+    names ('scratch_pad' -> 'scratch-pad') and of gateway captures; `fallback` when
+    nothing of `text` is left. (Scrubber specs become file names by
+    `adapters.resolve.spec_slug`, which keeps their case and dots.)"""
     out = "".join(c.lower() if c.isascii() and c.isalnum() else "-" for c in text)
-    return "-".join(part for part in out.split("-") if part)
+    return "-".join(part for part in out.split("-") if part) or fallback

@@ -18,9 +18,11 @@ answer, and every scrubber would then be judged against it.
 from __future__ import annotations
 
 import re
+from functools import partial
 from typing import Any
 
 from scrubcheck.corpus.overlap import overlaps
+from scrubcheck.corpus.streams import slug as corpus_slug
 from scrubcheck.corpus.yamlwriter import context_entry
 from scrubcheck.gateway.capture import Capture
 from scrubcheck.gateway.classify import DESCRIPTIONS, Analysis, Format
@@ -38,10 +40,9 @@ def refusal(capture: Capture) -> str | None:
     return None
 
 
-def slug(text: str) -> str:
-    """A corpus id made of `text`: [a-z0-9]+(-[a-z0-9]+)*."""
-    value = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
-    return value or "capture"
+#: A corpus id made of `text` (a capture's or a model's name): the corpus's slug, and
+#: "capture" when nothing of `text` is left.
+slug = partial(corpus_slug, fallback="capture")
 
 
 def scenario_reasoning(capture: Capture, analysis: Analysis) -> list[str]:

@@ -1,5 +1,6 @@
-"""Where gateway environments live: `$SCRUBCHECK_CACHE/gateways` (default
-`~/.cache/scrubcheck/gateways`), built by the peers' installer.
+"""Where gateway environments live: `gateways/` in scrubcheck's cache folder
+(`scrubcheck.cachedir`; default `~/.cache/scrubcheck/gateways`), built by the peers'
+installer.
 
 A gateway's package is installed exactly as a peer's is (a virtualenv per
 PyPI package, a folder per npm package, a marker that makes an interrupted
@@ -11,12 +12,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from scrubcheck.cachedir import cache_dir
 from scrubcheck.gateways.manifest import GatewayManifest
-from scrubcheck.peers.envs import Installed, env_dir, read_marker, user_cache
+from scrubcheck.peers.envs import Installed, env_dir, read_marker
 
 
 def gateways_root() -> Path:
-    return user_cache() / "gateways"
+    return cache_dir() / "gateways"
 
 
 def gateway_env(manifest: GatewayManifest) -> Path:

@@ -8,8 +8,6 @@ the same scrubber replays every failure found before, first.
 
 from __future__ import annotations
 
-import os
-import re
 from pathlib import Path
 
 from hypothesis.database import (
@@ -17,6 +15,9 @@ from hypothesis.database import (
     ExampleDatabase,
     InMemoryExampleDatabase,
 )
+
+from scrubcheck.adapters.resolve import spec_slug
+from scrubcheck.cachedir import cache_dir
 
 _SCRATCH = (b".secondary", b".pareto")
 
@@ -41,21 +42,9 @@ class KeepFailures(ExampleDatabase):
         self.delete(src, value)
 
 
-def cache_dir() -> Path:
-    """`$SCRUBCHECK_CACHE`, else `$XDG_CACHE_HOME/scrubcheck`, else ~/.cache/scrubcheck."""
-    if os.environ.get("SCRUBCHECK_CACHE"):
-        return Path(os.environ["SCRUBCHECK_CACHE"])
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "scrubcheck"
-
-
-def slug(spec: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", spec).strip("-.")[:120] or "scrubber"
-
-
 def open_database(spec: str, location: str | None) -> ExampleDatabase:
     """The database for hunting `spec`: "memory", a directory, or None for the cache dir."""
     if location == "memory":
         return InMemoryExampleDatabase()
     root = Path(location) if location else cache_dir() / "hypothesis"
-    return KeepFailures(DirectoryBasedExampleDatabase(str(root / slug(spec))))
+    return KeepFailures(DirectoryBasedExampleDatabase(str(root / spec_slug(spec))))

@@ -25,10 +25,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from scrubcheck.adapters import Adapter
+from scrubcheck.adapters.resolve import spec_slug
+from scrubcheck.cachedir import cache_dir
 from scrubcheck.checks.linear import LinearMeasurement
 from scrubcheck.generate import ListChooser
 from scrubcheck.hunt.case import Case, build_case
-from scrubcheck.hunt.database import cache_dir, slug
 from scrubcheck.hunt.finding import Finding
 from scrubcheck.hunt.fuzzinput import dictionary, encode_soup
 from scrubcheck.hunt.sandbox import Sandbox, load_scrubber
@@ -85,7 +86,7 @@ class FuzzResult:
 
 def work_directory(spec: str, against: str | None, override: Path | None) -> Path:
     key = spec + (f"--against-{against}" if against else "")
-    return override or cache_dir() / "fuzz" / slug(key)
+    return override or cache_dir() / "fuzz" / spec_slug(key)
 
 
 def _corpus_streams() -> list[tuple[str, tuple[str, ...], Context]]:

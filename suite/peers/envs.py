@@ -1,7 +1,8 @@
 """Where peer environments live and how a peer program is started in one.
 
-Environments sit in a cache outside the repository: `$SCRUBCHECK_CACHE/peers`
-(default `~/.cache/scrubcheck/peers`), one folder per package and version
+Environments sit in a cache outside the repository: `peers/` in scrubcheck's cache
+folder (`scrubcheck.cachedir`: `$SCRUBCHECK_CACHE`, else `$XDG_CACHE_HOME/scrubcheck`,
+else `~/.cache/scrubcheck`), one folder per package and version
 (`pypi-hermes-agent-0.19.0/`, `npm-ai-6.0.326/`), shared by the peers that use
 the same package. A folder counts as installed only when its marker file holds
 the manifest's install hash, so an interrupted or outdated install is redone.
@@ -10,26 +11,19 @@ the manifest's install hash, so an interrupted or outdated install is redone.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from scrubcheck.cachedir import cache_dir
 from scrubcheck.peers.manifest import Manifest, Package, shipped_dir
 from scrubcheck.peers.process import Launch
 
 MARKER = "scrubcheck-installed.json"
 
 
-def user_cache() -> Path:
-    """scrubcheck's folder in the user cache: `$SCRUBCHECK_CACHE`, else ~/.cache/scrubcheck.
-    Peer environments and gateway environments (`scrubcheck.gateways`) live under it."""
-    base = os.environ.get("SCRUBCHECK_CACHE")
-    return Path(base).expanduser() if base else Path.home() / ".cache" / "scrubcheck"
-
-
 def cache_root() -> Path:
-    return user_cache() / "peers"
+    return cache_dir() / "peers"
 
 
 def env_dir(package: Package, root: Path | None = None) -> Path:
