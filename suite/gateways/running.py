@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from scrubcheck.childprocess import die_with_parent, exit_text
+from scrubcheck.deadline import Deadline
 from scrubcheck.gateways.envs import gateway_env, installed, logs_dir
 from scrubcheck.gateways.manifest import GatewayConfig, GatewayManifest, find_gateway, render
 from scrubcheck.peers.logs import StderrLog
@@ -181,7 +182,7 @@ def _wait_ready(manifest: GatewayManifest, config: GatewayConfig, proc: subproce
     the time is up, quoting its output."""
     url = f"http://{LOOPBACK}:{port}{manifest.ready}"
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # never a proxy
-    deadline = time.monotonic() + timeout
+    deadline = Deadline(timeout)
     last = "no answer yet"
     while True:
         code = proc.poll()
@@ -200,7 +201,7 @@ def _wait_ready(manifest: GatewayManifest, config: GatewayConfig, proc: subproce
             last = f"HTTP {exc.code}"
         except (urllib.error.URLError, OSError) as exc:
             last = str(getattr(exc, "reason", exc))
-        if time.monotonic() >= deadline:
+        if deadline.passed():
             raise GatewayError(f"{manifest.name}:{config.name} did not answer GET {url} within "
                                f"{timeout:.0f} s (last: {last}); stopped it; its output "
                                f"(tail):\n{log.tail(TAIL)}")

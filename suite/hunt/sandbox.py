@@ -39,7 +39,6 @@ import multiprocessing
 import os
 import select
 import sys
-import time
 import traceback
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
@@ -48,6 +47,7 @@ from multiprocessing.connection import Connection
 from scrubcheck.adapters import Adapter
 from scrubcheck.checks.linear import LinearMeasurement, measure_linearity
 from scrubcheck.childprocess import exit_text
+from scrubcheck.deadline import Deadline
 from scrubcheck.hunt.case import Case
 from scrubcheck.hunt.properties import first_violation
 from scrubcheck.hunt.violation import Violation
@@ -181,11 +181,11 @@ class Sandbox:
         False when `timeout` wall-clock seconds pass first."""
         assert self.conn is not None and self.output is not None
         answer = self.conn.fileno()
-        end = None if timeout is None else time.monotonic() + timeout
+        deadline = Deadline(timeout)
         while True:
-            left = None if end is None else end - time.monotonic()
-            if left is not None and left <= 0:
+            if deadline.passed():
                 return False
+            left = deadline.wait_s()
             ready = {fd for fd, _ in self.poller.poll(None if left is None else left * 1000)}
             if answer in ready:  # (a dead child's end of the pipe reads as ready too)
                 return True

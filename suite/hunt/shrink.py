@@ -9,32 +9,25 @@ fuzzer's findings come in as bytes, so they get this small greedy shrinker.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
+from scrubcheck.deadline import Deadline
+
 Predicate = Callable[[object], bool]
-
-
-class _Budget:
-    def __init__(self, seconds: float) -> None:
-        self.end = time.monotonic() + seconds
-
-    def left(self) -> bool:
-        return time.monotonic() < self.end
 
 
 def shrink_choices(values: list[int], fails: Callable[[list[int]], bool],
                    seconds: float = 10.0) -> list[int]:
     """The smallest choice list found for which `fails` still holds."""
-    budget = _Budget(seconds)
+    budget = Deadline(seconds)
     best = list(values)
     progress = True
-    while progress and budget.left():
+    while progress and not budget.passed():
         progress = False
         size = max(1, len(best) // 2)
-        while size >= 1 and budget.left():
+        while size >= 1 and not budget.passed():
             i = 0
-            while i + size <= len(best) and budget.left():
+            while i + size <= len(best) and not budget.passed():
                 candidate = best[:i] + best[i + size:]
                 if fails(candidate):
                     best, progress = candidate, True
@@ -42,7 +35,7 @@ def shrink_choices(values: list[int], fails: Callable[[list[int]], bool],
                     i += size
             size //= 2
         for i in range(len(best)):
-            if not budget.left():
+            if budget.passed():
                 break
             value = best[i]
             for smaller in dict.fromkeys((0, value // 2, value - 1)):
@@ -57,13 +50,13 @@ def shrink_choices(values: list[int], fails: Callable[[list[int]], bool],
 def shrink_deltas(deltas: tuple[str, ...], fails: Callable[[tuple[str, ...]], bool],
                   seconds: float = 10.0) -> tuple[str, ...]:
     """The smallest partition found (fewer deltas, fewer characters) that still fails."""
-    budget = _Budget(seconds)
+    budget = Deadline(seconds)
     best = tuple(deltas)
     progress = True
-    while progress and budget.left():
+    while progress and not budget.passed():
         progress = False
         for candidate in _delta_steps(best):
-            if not budget.left():
+            if budget.passed():
                 break
             if fails(candidate):
                 best, progress = candidate, True

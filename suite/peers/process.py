@@ -16,11 +16,11 @@ import os
 import select
 import subprocess
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from scrubcheck.childprocess import die_with_parent, exit_text
+from scrubcheck.deadline import Deadline
 from scrubcheck.peers.logs import StderrLog
 
 STDERR_TAIL = 1200  # characters of the peer's stderr quoted in a crash report
@@ -164,14 +164,13 @@ class PeerProcess:
         return data
 
     def _read_line(self, op: object, timeout_s: float, timeout_from: str) -> bytes:
-        deadline = time.monotonic() + timeout_s
+        deadline = Deadline(timeout_s)
         fd = self.proc.stdout.fileno()
         while b"\n" not in self._buffer:
-            left = deadline - time.monotonic()
-            if left <= 0:
+            if deadline.passed():
                 raise self._fail(TIMEOUT, f"request `{op}` got no answer within {timeout_s:.3g} "
                                           f"s ({timeout_from}); the peer was killed")
-            ready, _, _ = select.select([fd], [], [], left)
+            ready, _, _ = select.select([fd], [], [], deadline.left())
             if not ready:
                 continue
             chunk = os.read(fd, 1 << 16)
