@@ -102,6 +102,10 @@ def test_token_soup_reads_as_the_reference_reads_it_under_every_context(case):
     ("`a <think>s</think> b", Context(), "`a  b"),  # R-CODE-3
     ("```py <think>\nx\n```\n", Context(), "```py <think>\nx\n```\n"),  # R-CODE-2 info string
     ("`<think>x</think>`", Context(finish_reason="length"), "`"),  # R-CODE-6 and R-CODE-7
+    # R-CODE-6 in a block: the run at the cut may still grow to close the span, so the
+    # close does not end the block (the stream may have gone on `` ``</think>after ``)
+    ("<think>``a</think>visible secret `", Context(finish_reason="length"), ""),
+    ("<think>``a</think>visible secret `", Context(), "visible secret `"),
     ("<think>`</think>` x</think>y", Context(), "y"),  # R-CODE-5
     ("Hi <thi", Context(), "Hi <thi"),  # R-UNCLOSED-4
     ("<think>a\nanswer", Context(inline_answer=True), "answer"),  # R-UNCLOSED-2
@@ -114,6 +118,9 @@ def test_token_soup_reads_as_the_reference_reads_it_under_every_context(case):
     ("<|channel|>analysis<|message|>s<|end|><|start|>assistant<|channel|>final"
      "<|message|>Hi<|return|>", Context(features=("harmony",)), "Hi"),  # R-HARMONY-1/2
     ("a<|start|>b c", Context(features=("harmony",)), "a"),  # R-HARMONY-1: bare start
+    # R-HARMONY-1: the 4096-character limit is per header, not per stream
+    ("<|start|>assistant<|channel|>final<|message|>Hi" * 120, Context(features=("harmony",)),
+     "Hi" * 120),
     ("a<|end|>b<|message|>c", Context(features=("harmony",)), "abc"),  # R-HARMONY-3
     ("<a<think>x</think><b>s</ab>t", Context(delimiters=({"open": "<a<b>", "close": "</ab>"},)),
      "t"),  # R-TAG-1's failed longer match (R-CUSTOM-1)

@@ -39,9 +39,12 @@ class LineRuns:
     """The backtick runs of text[start:end] (part of one line), found once and indexed
     by length, so that every tag on a long line is judged without reading it again."""
 
-    def __init__(self, text: str, start: int, end: int) -> None:
+    def __init__(self, text: str, start: int, end: int, *, cut: bool = False) -> None:
+        """`cut`: the line ends where a cut-off stream ended, so a run that touches its
+        end has an unknown length: it may still grow (SPEC R-CODE-6)."""
         self.start, self.end = start, end
         self.spans = [m.span() for m in RUN.finditer(text, start, end)]
+        self.growing = self.spans[-1] if cut and self.spans and self.spans[-1][1] == end else None
         self.starts = [a for a, _ in self.spans]
         self.by_length: dict[int, list[int]] = {}
         for a, b in self.spans:
@@ -54,18 +57,23 @@ class LineRuns:
         first, last = bisect_left(self.starts, lo), bisect_left(self.starts, hi)
         return [b - a for a, b in self.spans[first:last]]
 
-    def closing(self, length: int, pos: int, *, cut: int | None = None) -> int | None:
-        """End of the first run of exactly `length` starting at or after `pos`; None if
-        there is none, or if it is the run that ends at `cut` (R-CODE-6, outside a block)."""
+    def closing(self, length: int, pos: int, *, in_block: bool) -> int | None:
+        """End of the first run of exactly `length` starting at or after `pos`, or None.
+
+        A run at the cut is read the way that removes more (R-CODE-6): outside a block
+        it closes no span, inside one it closes a span of its length or longer."""
         starts = self.by_length.get(length, [])
         k = bisect_left(starts, pos)
-        if k == len(starts) or starts[k] + length == cut:
-            return None
-        return starts[k] + length
+        growing = self.growing
+        if k < len(starts) and (growing is None or starts[k] < growing[0]):
+            return starts[k] + length
+        if in_block and growing is not None and growing[0] >= pos and \
+                growing[1] - growing[0] <= length:
+            return growing[1]
+        return None
 
 
-def span_end(before: list[int], line: LineRuns, pos: int, *, cut: int | None = None
-             ) -> int | None:
+def span_end(before: list[int], line: LineRuns, pos: int, *, in_block: bool) -> int | None:
     """Where the span holding `pos` ends, or None when `pos` is not in a span.
 
     `before`: lengths of the runs before `pos` on its line (since pairing last
@@ -82,7 +90,7 @@ def span_end(before: list[int], line: LineRuns, pos: int, *, cut: int | None = N
         if k < len(same):
             i = same[k] + 1  # a pair before the point
             continue
-        end = line.closing(before[i], pos, cut=cut)
+        end = line.closing(before[i], pos, in_block=in_block)
         if end is not None:
             return end
         i += 1

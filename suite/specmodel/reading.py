@@ -211,12 +211,11 @@ class _Reader:
         """A tag in the visible text: literal when it stands in code (R-CODE-1/2/6)."""
         if not self.runs.lengths:
             return self.remove(raw, tag, at, after)
-        line = self.rest_of_line(after, end)
-        at_cut = line.end == len(self.text) and self.context.cut_off  # R-CODE-6
-        if self.fence_opener and not line.any_from(after) and not at_cut:
+        line = self.line_runs(after, end)
+        if self.fence_opener and not line.any_from(after) and \
+                not (line.end == len(self.text) and self.context.cut_off):
             return self.info_string(raw, at, after, line.end)
-        # outside a block, a run at the cut has an unknown length and closes no span
-        closing = span_end(self.runs.lengths, line, after, cut=line.end if at_cut else None)
+        closing = span_end(self.runs.lengths, line, after, in_block=False)
         if closing is None:
             return self.remove(raw, tag, at, after)
         self.visible.add(raw, at)
@@ -225,13 +224,15 @@ class _Reader:
         self.fence_opener = False
         return closing
 
-    def rest_of_line(self, pos: int, end: int) -> LineRuns:
+    def line_runs(self, pos: int, end: int) -> LineRuns:
         """The runs of the input line from `pos` to its line feed (read as literal text),
-        indexed once per line."""
+        indexed once per line; the line a cut-off stream ends on ends at the cut."""
         line = self._line
         if line is None or not line.start <= pos <= line.end:
             newline = self.text.find("\n", pos, end)
-            line = self._line = LineRuns(self.text, pos, end if newline < 0 else newline)
+            stop = end if newline < 0 else newline
+            at_cut = stop == len(self.text) and self.context.cut_off
+            line = self._line = LineRuns(self.text, pos, stop, cut=at_cut)
         return line
 
     def info_string(self, raw: str, at: int, after: int, line_end: int) -> int:
@@ -352,21 +353,13 @@ class _Reader:
             newline = self.text.rfind("\n", fresh, at)
             if newline >= 0:
                 fresh = newline + 1
-            line = self.block_line(fresh, end)
-            guard = span_end(line.lengths_between(fresh, at), line, match.end())
+            line = self.line_runs(fresh, end)
+            guard = span_end(line.lengths_between(fresh, at), line, match.end(), in_block=True)
             if guard is None:
                 return self.close_block(block, at, match.end())
             fresh = guard
             match = block.closes.find(self.text, guard, end)
         return end
-
-    def block_line(self, start: int, end: int) -> LineRuns:
-        """The runs of the input line holding `start`, from there on, indexed once."""
-        line = self._line
-        if line is None or not line.start <= start <= line.end:
-            newline = self.text.find("\n", start, end)
-            line = self._line = LineRuns(self.text, start, end if newline < 0 else newline)
-        return line
 
     def close_block(self, block: _Block, at: int, after: int) -> int:
         self.mode, self.block = Mode.ANSWER, None
