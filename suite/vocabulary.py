@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 from functools import lru_cache
 
 FAMILY_NAMES: tuple[str, ...] = (
@@ -152,9 +153,17 @@ def fold(text: str) -> str:
 _ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
 
 
+class TagKind(StrEnum):
+    """What a delimiter does: opens a block, closes one, or is a marker (removed alone)."""
+
+    OPEN = "open"
+    CLOSE = "close"
+    MARKER = "marker"
+
+
 @dataclass(frozen=True)
 class Tag:
-    """One delimiter: `kind` is 'open', 'close' or 'marker'.
+    """One delimiter: `kind` is open, close or marker.
 
     `names` pair opens with closes: a block opened by an open tag ends at a close
     that shares one of its names. A delimiter that several pairs share (harmony's and
@@ -163,7 +172,7 @@ class Tag:
     """
 
     text: str
-    kind: str
+    kind: TagKind
     names: frozenset[str]
     header: bool = False
 
@@ -197,11 +206,11 @@ class CustomDelimiter:
         if unknown:
             keys = ", ".join(sorted(map(str, unknown)))
             raise DelimiterError(f"unknown delimiter key(s): {keys}")
-        values = {k: raw[k] for k in raw}
-        if not all(isinstance(v, str) for v in values.values()):
+        values = {str(k): v for k, v in raw.items() if isinstance(v, str)}
+        if len(values) != len(raw):
             raise DelimiterError("delimiter texts must be strings")
         if set(values) == {"marker"} or set(values) == {"open", "close"}:
-            return cls(**values)  # type: ignore[arg-type]
+            return cls(**values)
         raise DelimiterError("a delimiter has either 'open' and 'close', or 'marker'")
 
     def as_dict(self) -> dict[str, str]:
@@ -210,8 +219,8 @@ class CustomDelimiter:
     def tags(self, index: int) -> list[Tag]:
         name = frozenset({f"custom:{index}"})
         if self.marker:
-            return [Tag(self.marker, "marker", name)]
-        return [Tag(self.open, "open", name), Tag(self.close, "close", name)]
+            return [Tag(self.marker, TagKind.MARKER, name)]
+        return [Tag(self.open, TagKind.OPEN, name), Tag(self.close, TagKind.CLOSE, name)]
 
 
 def custom_delimiters(raw: Iterable[Mapping[str, object] | CustomDelimiter] | None
@@ -260,8 +269,8 @@ class Vocabulary:
 def default_tags() -> list[Tag]:
     tags = []
     for name in FAMILY_NAMES:
-        tags.append(Tag(f"<{name}>", "open", frozenset({name})))
-        tags.append(Tag(f"</{name}>", "close", frozenset({name})))
+        tags.append(Tag(f"<{name}>", TagKind.OPEN, frozenset({name})))
+        tags.append(Tag(f"</{name}>", TagKind.CLOSE, frozenset({name})))
     return tags
 
 
@@ -270,11 +279,12 @@ def feature_tags(feature: Feature) -> list[Tag]:
     tags = []
     for i, (open_text, closes) in enumerate(feature.pairs, start=1):
         name = frozenset({HARMONY_HEADER if feature.header else f"{feature.name}:{i}"})
-        tags.append(Tag(open_text, "open", name, feature.header))
-        tags.extend(Tag(c, "close", name, feature.header) for c in closes)
+        tags.append(Tag(open_text, TagKind.OPEN, name, feature.header))
+        tags.extend(Tag(c, TagKind.CLOSE, name, feature.header) for c in closes)
     ends = frozenset({f"{feature.name}:message"})
-    tags.extend(Tag(e, "close", ends) for e in feature.ends)
-    tags.extend(Tag(m, "marker", frozenset({f"{feature.name}:marker"})) for m in feature.markers)
+    tags.extend(Tag(e, TagKind.CLOSE, ends) for e in feature.ends)
+    tags.extend(Tag(m, TagKind.MARKER, frozenset({f"{feature.name}:marker"}))
+                for m in feature.markers)
     return tags
 
 

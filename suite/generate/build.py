@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from scrubcheck.generate.canary import canary_run
 from scrubcheck.generate.chooser import Chooser, chance, more, pick
@@ -58,6 +59,17 @@ ITEM_KINDS = ("prose", "block", "span", "fence", "orphan", "nested", "bypass", "
 SKIP_KINDS = ("prose", "span", "fence", "marker")
 
 
+class Receiver(Protocol):
+    """What `Profile.of` reads of a scrubber (an Adapter has both; the generator sits
+    below the adapters and does not import them)."""
+
+    @property
+    def supported_features(self) -> frozenset[str]: ...
+
+    @property
+    def accepted_context(self) -> frozenset[str]: ...
+
+
 @dataclass(frozen=True)
 class Profile:
     """What streams a scrubber can be given fairly (SPEC R-CTX-1): the features it
@@ -68,13 +80,13 @@ class Profile:
     max_items: int = 6
 
     @classmethod
-    def of(cls, *adapters: object, max_items: int = 6) -> Profile:
+    def of(cls, *adapters: Receiver, max_items: int = 6) -> Profile:
         """What every one of `adapters` (scrubcheck Adapters) can receive."""
         features = set(FEATURES)
         keys = set(CONTEXT_KEYS)
         for adapter in adapters:
-            features &= set(adapter.supported_features)  # type: ignore[attr-defined]
-            keys &= set(adapter.accepted_context)  # type: ignore[attr-defined]
+            features &= set(adapter.supported_features)
+            keys &= set(adapter.accepted_context)
         return cls(tuple(sorted(features)), frozenset(keys), max_items)
 
 
