@@ -289,3 +289,17 @@ def test_a_scrubber_row_runs_beside_the_reference_and_is_never_reused(tmp_path):
     second = build()
     assert [r.reused for r in second.rows] == [True, False]  # no version tells builds apart
 
+
+
+def test_the_page_says_what_the_runs_measured_against_and_on_what_machine(tmp_path):
+    matrix = _matrix()
+    assert matrix.provenance() == ""  # a matrix from before this was recorded says nothing
+    matrix.settings.update({"spec_version": "9.9.9", "corpus_digest": "abc123",
+                            "host": {"cpus": 2, "load_at_start": 0.5, "load_at_end": 3.25}})
+    sentence = ("SPEC 9.9.9, corpus digest abc123; run on 2 CPUs, one-minute load average "
+                "0.5 at the start and 3.25 at the end")
+    assert matrix.provenance() == sentence
+    md, html, js = write_matrix(matrix, tmp_path)
+    assert sentence in md.read_text(encoding="utf-8")
+    assert sentence in html.read_text(encoding="utf-8")
+    assert json.loads(js.read_text(encoding="utf-8"))["settings"]["host"]["cpus"] == 2

@@ -14,6 +14,7 @@ own scenarios and nothing of the other rows.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -149,6 +150,9 @@ def run_matrix(
     of `scenarios`; `runner` runs the rows elsewhere (default: `local_rows`)."""
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     clock = time.monotonic()
+    # what the page says about how it was produced: timings mean little without the
+    # machine's size and how busy it was (these runs share machines)
+    host = {"cpus": os.cpu_count(), "load_at_start": _load()}
     if shard is not None:
         settings = replace(settings, shard=str(shard))
     rows = [reference_row(), *(scrubber_row(name, spec) for name, spec in scrubbers)]
@@ -189,9 +193,19 @@ def run_matrix(
     if shard is not None:
         note += shard_sentence(shard)
     matrix = Matrix(rows, "quick" if quick else "full", note,
-                    started_at, round(time.monotonic() - clock, 1), settings.to_dict())
+                    started_at, round(time.monotonic() - clock, 1),
+                    {**settings.to_dict(), "corpus_digest": digest, "spec_version": SPEC_VERSION,
+                     "host": {**host, "load_at_end": _load()}})
     matrix.index_scenarios()
     return matrix
+
+
+def _load() -> float | None:
+    """The one-minute load average, where the system has one."""
+    try:
+        return round(os.getloadavg()[0], 1)
+    except (AttributeError, OSError):
+        return None
 
 
 def keep_run(row: Row, run: RunResult, out: Path) -> None:

@@ -134,6 +134,23 @@ class Matrix:
                 + (f" ({reused} reused from earlier runs with the same settings; this "
                    f"invocation took {self.duration_s / 60:.0f} min)" if reused else ""))
 
+    def provenance(self) -> str:
+        """What the runs were measured against, and on what machine (empty for a matrix
+        written before this was recorded)."""
+        settings = self.settings
+        parts = []
+        if settings.get("spec_version") and settings.get("corpus_digest"):
+            parts.append(f"SPEC {settings['spec_version']}, corpus digest "
+                         f"{settings['corpus_digest']}")
+        host = settings.get("host") or {}
+        if host.get("cpus"):
+            load = ""
+            if host.get("load_at_start") is not None and host.get("load_at_end") is not None:
+                load = (f", one-minute load average {host['load_at_start']} at the start and "
+                        f"{host['load_at_end']} at the end")
+            parts.append(f"run on {host['cpus']} CPUs{load}")
+        return "; ".join(parts)
+
     def index_scenarios(self) -> None:
         for row in self.ran:
             if row.run is not None:
