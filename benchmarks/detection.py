@@ -181,7 +181,7 @@ def reference_lines(tool: str, seconds: float, seed: int) -> list[str]:
         findings = result.findings
     lines = [head]
     for finding in findings:
-        lines += ["", f"  {finding.violation.level} {finding.rule} ({finding.violation.property})"
+        lines += ["", f"  {finding.violation.level} {finding.rule} ({finding.violation.check})"
                   f" after {finding.elapsed:g} s:", "", "  ```yaml",
                   *("  " + line for line in finding_yaml(finding).splitlines()), "  ```"]
     return lines

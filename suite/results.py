@@ -10,32 +10,45 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field, fields
 from enum import StrEnum
 
+from scrubcheck.evidence import Evidence
 
-class Outcome(StrEnum):
+
+class Verdict(StrEnum):
+    """Every verdict word scrubcheck prints or stores, spelled once.
+
+    A scenario's `Outcome` is one of the first six; the matrix adds LEAK and
+    SHOULD (`matrix.verdicts`), `gateway check` LOSS (`gateway.verdicts`), and a
+    whole run ends PASS, FAIL, CORPUS ERROR or INTERRUPTED (`reports.analysis`).
+    The words are the ones committed reports and report.json carry.
+    """
+
     PASS = "PASS"
     FAIL = "FAIL"
     ERROR = "ERROR"
     TIMEOUT = "TIMEOUT"
     UNSUPPORTED = "UNSUPPORTED"
     SKIPPED = "SKIPPED"
+    LEAK = "LEAK"  # reasoning reached the user
+    SHOULD = "SHOULD"  # only SHOULD rules failed
+    LOSS = "LOSS"  # answer text is missing (gateway check)
+    CORPUS_ERROR = "CORPUS ERROR"  # a run whose corpus did not load cleanly
+    INTERRUPTED = "INTERRUPTED"  # a run stopped early (Ctrl-C)
 
 
-@dataclass
-class Failure:
-    """One violated check under one chunking, with everything needed to replay it."""
+class Outcome(StrEnum):
+    """What became of one scenario (the words are `Verdict`'s)."""
 
-    # expected | leak | tag | invariance | idempotence | truncation | type | reuse | holdback
-    check: str
-    rule: str  # SPEC rule id violated
-    level: str  # MUST or SHOULD
-    chunking: str  # e.g. recorded, whole, char, split@12, fixed-3, tags, random-4
-    deltas: list[str]
-    detail: str
-    expected: str | None = None
-    got: str | None = None
-    step: int | None = None  # index of the feed() after which it showed (None: at flush)
-    replay: str = ""
-    similar: int = 0  # further chunkings that failed the same check and rule (not listed)
+    PASS = Verdict.PASS.value
+    FAIL = Verdict.FAIL.value
+    ERROR = Verdict.ERROR.value
+    TIMEOUT = Verdict.TIMEOUT.value
+    UNSUPPORTED = Verdict.UNSUPPORTED.value
+    SKIPPED = Verdict.SKIPPED.value
+
+
+#: One violated check under one chunking, with everything needed to replay it: the
+#: evidence record every tool shares (the name report writers and report.json know).
+Failure = Evidence
 
 
 @dataclass
@@ -116,9 +129,11 @@ class RunResult:
 
     def to_dict(self) -> dict:
         data = asdict(self)
-        for result in [*data["results"], *data["scrubber_checks"]]:
+        for result, kept in zip([*data["results"], *data["scrubber_checks"]],
+                                [*self.results, *self.scrubber_checks], strict=True):
             result["outcome"] = result["outcome"].value if isinstance(
                 result["outcome"], Outcome) else result["outcome"]
+            result["failures"] = [f.report_dict() for f in kept.failures]
         data["counts"] = dict(self.counts())
         return data
 
@@ -134,7 +149,7 @@ class RunResult:
 def _result_from_dict(raw: dict) -> ScenarioResult:
     raw = dict(raw)
     raw["outcome"] = Outcome(raw["outcome"])
-    raw["failures"] = [Failure(**f) for f in raw.get("failures", [])]
+    raw["failures"] = [Evidence(**f) for f in raw.get("failures", [])]
     if raw.get("holdback") is not None:
         raw["holdback"] = Holdback(**raw["holdback"])
     return ScenarioResult(**raw)

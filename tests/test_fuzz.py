@@ -75,8 +75,8 @@ def test_target_raises_a_property_failure_named_after_property_and_rule():
     with pytest.raises(PropertyFailure) as raised:
         target(LEAKY_SOUP)
     violation = raised.value.violation
-    assert type(raised.value) is failure_class(violation.property, violation.rule)
-    assert raised.traceback[-1].name == "_" + violation.property.replace("-", "_")
+    assert type(raised.value) is failure_class(violation.check, violation.rule)
+    assert raised.traceback[-1].name == "_" + violation.check.replace("-", "_")
     FuzzTarget(load_adapter("reference"))(LEAKY_SOUP)  # the reference passes
 
 
@@ -141,7 +141,7 @@ def test_a_crash_input_of_a_segfaulting_scrubber_is_a_finding_not_the_end(tmp_pa
     hostile = ROOT / "tests/data/hostile/hostile_scrubbers.py"
     result = fuzz(f"{hostile}:Segfaults", FuzzSettings(work_dir=tmp_path / "w", timeout=5,
                                                        inputs=(crash,)))
-    assert [(f.violation.property, f.rule) for f in result.findings] == [("crash",
+    assert [(f.violation.check, f.rule) for f in result.findings] == [("crash",
                                                                           "R-ROBUST-1")]
     assert "SIGSEGV" in result.findings[0].violation.detail and result.errors == []
 

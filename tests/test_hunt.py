@@ -65,7 +65,7 @@ def test_a_split_tag_leak_is_found_and_names_its_partition():
                       deltas=["Hi <thi", "nk>" + C0 + "</think>there"])
     violation = first_violation(load_adapter(BROKEN["stateless"]), case)
     assert violation is not None
-    assert (violation.property, violation.rule) == ("no-leak", "R-LEAK-1")
+    assert (violation.check, violation.rule) == ("no-leak", "R-LEAK-1")
     assert violation.deltas == case.deltas
     assert C0 in violation.detail
 
@@ -103,7 +103,7 @@ def test_a_hang_becomes_a_timeout_violation_within_the_wall_clock_limit():
         began = time.monotonic()
         violation = sandbox.check(case, (), timeout=0.5)
         assert time.monotonic() - began < 10  # a generous bound on a 0.5 s limit
-    assert violation is not None and violation.property == "timeout"
+    assert violation is not None and violation.check == "timeout"
     assert violation.rule == "R-ROBUST-1" and violation.deltas == case.deltas
     assert "no answer within 0.5 s (wall clock)" in violation.detail
 
@@ -114,7 +114,7 @@ def test_a_sleep_no_signal_interrupts_is_cut_at_the_limit_and_its_output_quoted(
         violation = sandbox.check(structured(["Hi ", ("<think>", C0, "</think>")],
                                              deltas=["Hi ", "<think>" + C0 + "</think>"]),
                                   (), timeout=0.5)
-        assert violation is not None and violation.property == "timeout"
+        assert violation is not None and violation.check == "timeout"
         assert "it printed" in violation.detail and "noise before the hang" in violation.detail
         assert sandbox.check(PLAIN, (), timeout=5) is None  # a fresh child answers at once
         assert sandbox.starts == 2
@@ -125,7 +125,7 @@ def test_a_sleep_no_signal_interrupts_is_cut_at_the_limit_and_its_output_quoted(
 def test_a_crash_is_a_violation_and_the_next_case_gets_a_fresh_process(name, status):
     with Sandbox(load_adapter(f"{HOSTILE}:{name}")) as sandbox:
         crash = sandbox.check(BLOCK, (), timeout=10)
-        assert crash is not None and crash.property == "crash" and status in crash.detail
+        assert crash is not None and crash.check == "crash" and status in crash.detail
         assert sandbox.check(BLOCK, {crash.signature}, timeout=10) is None  # known: quiet
         assert sandbox.check(PLAIN, (), timeout=10) is None  # plain text passes through
         assert sandbox.starts == 3
@@ -134,14 +134,14 @@ def test_a_crash_is_a_violation_and_the_next_case_gets_a_fresh_process(name, sta
 def test_a_memory_limit_turns_runaway_allocation_into_a_named_memoryerror():
     with Sandbox(load_adapter(f"{HOSTILE}:Allocates"), memory_limit=256 << 20) as sandbox:
         violation = sandbox.check(BLOCK, (), timeout=30)
-    assert violation is not None and violation.property == "robust"
+    assert violation is not None and violation.check == "robust"
     assert "MemoryError" in violation.detail and "memory limit of 256 MiB" in violation.detail
 
 
 def test_what_the_scrubber_prints_never_reaches_this_process(capfd):
     with Sandbox(load_adapter(f"{HOSTILE}:Prints")) as sandbox:
         violation = sandbox.check(BLOCK, (), timeout=10)
-    assert violation is not None and violation.property == "no-leak"
+    assert violation is not None and violation.check == "no-leak"
     captured = capfd.readouterr()
     assert "scrubber noise" not in captured.out + captured.err
 
@@ -152,7 +152,7 @@ def test_the_linear_measurement_is_bounded_and_a_hang_in_it_is_reported():
         measured, violation = sandbox.linear(1.0)
         assert time.monotonic() - began < 10
     assert measured is None and violation is not None
-    assert (violation.property, violation.rule) == ("linear", "R-ROBUST-1")
+    assert (violation.check, violation.rule) == ("linear", "R-ROBUST-1")
     assert "no answer within 1 s" in violation.detail
 
 
@@ -160,7 +160,7 @@ def test_differential_mode_reports_a_disagreement_on_token_soup():
     soup = Case(Context(), ("<THINK>x</THINK>y",), ("<THINK>x</THINK>y",), 3)
     violation = first_violation(load_adapter("reference"), soup,
                                 against=load_adapter(BROKEN["case_sensitive"]))
-    assert violation is not None and violation.property == "differential"
+    assert violation is not None and violation.check == "differential"
     assert violation.other_output == "<THINK>x</THINK>y" and violation.got == "y"
 
 
@@ -188,7 +188,7 @@ def test_hunt_shrinks_a_leak_to_a_minimal_lintable_scenario(tmp_path):
 
 def test_a_should_finding_keeps_only_should_rules():
     result = hunt(BROKEN["buffers_all"], quick(stop=lambda f: f.violation.level == "SHOULD"))
-    holdback = next(f for f in result.findings if f.violation.property == "holdback")
+    holdback = next(f for f in result.findings if f.violation.check == "holdback")
     scenario = yaml.safe_load(finding_yaml(holdback))[0]
     assert scenario["rules"][0] in ("R-STREAM-1", "R-STREAM-2")
     assert not {"R-BLOCK-1", "R-CODE-1"} & set(scenario["rules"])
@@ -263,9 +263,10 @@ def test_hunt_command_rejects_bad_arguments(capsys):
 
 def test_finding_ids_are_stable_and_slugs():
     case = structured(["a", ("<think>", C0, "</think>")])
-    violation = Violation("no-leak", "R-LEAK-1", "detail", case.deltas)
+    violation = Violation("no-leak", "R-LEAK-1", detail="detail", deltas=case.deltas)
     first = Finding(violation, case, "hunt", "x", 1.0)
-    again = Finding(Violation("no-leak", "R-LEAK-1", "other", case.deltas), case, "hunt", "y", 2.0)
+    again = Finding(Violation("no-leak", "R-LEAK-1", detail="other", deltas=case.deltas), case,
+                    "hunt", "y", 2.0)
     assert first.scenario_id == again.scenario_id
     assert first.scenario_id.startswith("hunt-leak-1-")
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import dataclasses
 import hashlib
 import re
 from html.parser import HTMLParser
@@ -189,7 +190,8 @@ def test_the_leaked_text_is_marked_in_got(sample_run, reasoning) -> None:
 
 def test_a_detail_that_does_not_match_got_marks_nothing(sample_run) -> None:
     failure, _ = _leak_failure("Answer: ", "the hidden plan", ".")
-    failure.got = failure.got.replace("hidden", "hiddem")  # the quote no longer matches
+    failure = dataclasses.replace(  # the quote no longer matches
+        failure, got=failure.got.replace("hidden", "hiddem"))
     sample_run.results[3].failures = [failure]
     assert _marked(render_html(sample_run)) == []
     assert "<mark" not in render_html(sample.sample_run())  # hand-written details: no guess

@@ -145,8 +145,8 @@ def test_expected_and_got_show_whitespace_and_the_difference(sample_run) -> None
 
 def test_a_check_failing_on_the_same_deltas_does_not_repeat_them(sample_run) -> None:
     scenario = next(r for r in sample_run.results if r.scenario_id == "fence-closes-then-block")
-    scenario.failures[2].deltas = list(scenario.failures[1].deltas)
-    scenario.failures[2].chunking = "recorded"
+    scenario.failures[2] = dataclasses.replace(
+        scenario.failures[2], deltas=scenario.failures[1].deltas, chunking="recorded")
     md = section(render_markdown(sample_run), "Failing scenarios")
     expected = md[md.index("#### [2] expected · R-CODE-2"):]
     assert "deltas:   as in [1]\n" in expected

@@ -79,7 +79,7 @@ def test_passthrough_leaks_shows_tags_and_loses_fidelity():
     assert leak.chunking == "whole" and leak.step == 0  # the simplest replay is chosen
     assert "first·secret·planning·step" in leak.detail
     assert leak.similar > 50  # and the scale of the problem is counted
-    assert leak.deltas == [MULTI.text]
+    assert leak.deltas == (MULTI.text,)
 
 
 def test_stateless_leaks_only_when_a_block_is_split():

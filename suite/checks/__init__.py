@@ -12,16 +12,19 @@
     reuse.py        R-REUSE-1
     holdback.py     R-STREAM-1 / R-STREAM-2 (SHOULD)
     linear.py       R-ROBUST-2, once per scrubber
+    names.py        the checks' names; registry.py: each check once, what it judges
+
+Each check returns a `scrubcheck.evidence.Evidence` (None: the rule holds).
 """
 
 from scrubcheck.checks.expected import check_expected
-from scrubcheck.checks.findings import Finding
 from scrubcheck.checks.holdback import measure_holdback
 from scrubcheck.checks.idempotence import check_idempotence
 from scrubcheck.checks.invariance import StreamOutput, check_invariance
 from scrubcheck.checks.leak import Leak, LeakDetector
 from scrubcheck.checks.leaks import check_leak, leak_finding
 from scrubcheck.checks.linear import measure_linearity
+from scrubcheck.checks.names import Check, Scope
 from scrubcheck.checks.render import visible
 from scrubcheck.checks.reuse import POISONS, check_reuse, run_reuse
 from scrubcheck.checks.robust import check_exception, check_types
@@ -32,9 +35,10 @@ from scrubcheck.checks.whitespace import ws_compare
 
 __all__ = [
     "POISONS",
-    "Finding",
+    "Check",
     "Leak",
     "LeakDetector",
+    "Scope",
     "StreamOutput",
     "Trace",
     "check_exception",

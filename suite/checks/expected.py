@@ -13,31 +13,31 @@ level, reported under that rule.
 
 from __future__ import annotations
 
-from scrubcheck.checks.findings import Finding
+from scrubcheck.checks.names import Check
 from scrubcheck.checks.render import around, describe_difference, first_difference
 from scrubcheck.checks.whitespace import WHITESPACE, ws_compare
+from scrubcheck.evidence import Evidence
 from scrubcheck.model import Scenario
 from scrubcheck.spec import RULES
 
-#: SPEC section 8, whole-stream invariants with checks of their own.
-INVARIANT_RULES = frozenset(
-    {"R-LEAK-1", "R-IDEM-1", "R-CHUNK-1", "R-TRUNC-1", "R-FID-1", "R-WS-1", "R-REUSE-1"}
-)
-
 
 def behaviour_rules(scenario: Scenario) -> list[str]:
+    """The scenario's rules other than the section 8 invariants and R-ROBUST-*."""
+    # imported here: the registry imports this module, for its entry
+    from scrubcheck.checks.registry import INVARIANT_RULES
+
     return [r for r in scenario.rules
             if r in RULES and r not in INVARIANT_RULES and not r.startswith("R-ROBUST-")]
 
 
-def _judge(finding: Finding, scenario: Scenario) -> Finding:
+def _judge(finding: Evidence, scenario: Scenario) -> Evidence:
     """Apply section 11: only-SHOULD behaviour rules make the mismatch a SHOULD failure."""
     rules = behaviour_rules(scenario)
     if rules and all(RULES[r].level == "SHOULD" for r in rules):
-        finding.detail += (f" (judged at SHOULD: the scenario's behaviour rules are "
-                           f"{', '.join(rules)}; the output rule was {finding.rule})")
-        finding.rule = rules[0]
-        finding.judged_at = "SHOULD"
+        return finding.amended(
+            rule=rules[0], level="SHOULD",
+            suffix=(f" (judged at SHOULD: the scenario's behaviour rules are "
+                    f"{', '.join(rules)}; the output rule was {finding.rule})"))
     return finding
 
 
@@ -45,7 +45,7 @@ def _squeeze(text: str) -> str:
     return "".join(c for c in text if c not in WHITESPACE)
 
 
-def check_expected(scenario: Scenario, output: str, cuts: list[int] | None) -> Finding | None:
+def check_expected(scenario: Scenario, output: str, cuts: list[int] | None) -> Evidence | None:
     """A finding when `output` is not what the scenario expects (None: it is, or no
     expectation). `cuts` are the reference's removal positions in `visible`, or None."""
     finding = None
@@ -61,22 +61,22 @@ def _rule(expected: str, output: str) -> str:
     return "R-WS-1" if _squeeze(expected) == _squeeze(output) else "R-FID-1"
 
 
-def _check_visible(visible: str, output: str, cuts: list[int] | None) -> Finding | None:
+def _check_visible(visible: str, output: str, cuts: list[int] | None) -> Evidence | None:
     if output == visible:
         return None
     if cuts is None:
-        return Finding(
-            "expected", _rule(visible, output),
-            "output differs from the expected output (compared exactly); "
+        return Evidence(
+            Check.EXPECTED, _rule(visible, output),
+            detail="output differs from the expected output (compared exactly); "
             + describe_difference(visible, output),
             expected=visible, got=output,
         )
     mismatch = ws_compare(visible, output, cuts)
     if mismatch is None:
         return None
-    return Finding(
-        "expected", _rule(visible, output),
-        f"{mismatch.reason}: expected {around(visible, mismatch.expected_index)} at index "
+    return Evidence(
+        Check.EXPECTED, _rule(visible, output),
+        detail=f"{mismatch.reason}: expected {around(visible, mismatch.expected_index)} at index "
         f"{mismatch.expected_index}, got {around(output, mismatch.got_index)} at index "
         f"{mismatch.got_index} (whitespace may change only at the removal points "
         f"{sorted(set(cuts))})",
@@ -84,13 +84,13 @@ def _check_visible(visible: str, output: str, cuts: list[int] | None) -> Finding
     )
 
 
-def _check_acceptable(acceptable: tuple[str, ...], output: str) -> Finding | None:
+def _check_acceptable(acceptable: tuple[str, ...], output: str) -> Evidence | None:
     if output in acceptable:
         return None
     closest = max(acceptable, key=lambda a: (first_difference(a, output) or 0, -len(a)))
-    return Finding(
-        "expected", _rule(closest, output),
-        f"output is none of the {len(acceptable)} acceptable outputs; nearest: "
+    return Evidence(
+        Check.EXPECTED, _rule(closest, output),
+        detail=f"output is none of the {len(acceptable)} acceptable outputs; nearest: "
         + describe_difference(closest, output),
         expected=closest, got=output,
     )

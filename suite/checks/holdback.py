@@ -10,8 +10,9 @@ everything by construction and are reported as mode "batch", never failed.
 
 from __future__ import annotations
 
-from scrubcheck.checks.findings import Finding
+from scrubcheck.checks.names import Check
 from scrubcheck.checks.trace import Trace
+from scrubcheck.evidence import Evidence
 from scrubcheck.results import Holdback
 
 
@@ -21,7 +22,7 @@ def measure_holdback(
     reference_ends: list[int] | None,
     held: list[int],
     max_tag_len: int,
-) -> tuple[Holdback, Finding | None]:
+) -> tuple[Holdback, Evidence | None]:
     """The hold-back summary and, for a streaming scrubber that lags, its finding."""
     holdback = Holdback("stream" if streams else "batch", max_held=max(held, default=0))
     if char_trace is None or reference_ends is None or not char_trace.ok:
@@ -36,9 +37,9 @@ def measure_holdback(
         return holdback, None
     at_flush = lags[-1] > max_tag_len
     rule = "R-STREAM-2" if at_flush else "R-STREAM-1"
-    return holdback, Finding(
-        "holdback", rule,
-        f"with one-character deltas the output lagged {lags[worst]} characters behind the "
+    return holdback, Evidence(
+        Check.HOLDBACK, rule,
+        detail=f"with one-character deltas the output lagged {lags[worst]} characters behind the "
         f"reference after feed() of delta {worst} (allowed: the longest tag, {max_tag_len})"
         + (f"; {lags[-1]} characters were still held at the last feed() and only came out "
            "at flush()" if at_flush else ""),

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from scrubcheck.checks.findings import Finding
+from scrubcheck.checks.names import Check
 from scrubcheck.checks.render import describe_difference
+from scrubcheck.evidence import Evidence
 
 
 @dataclass(frozen=True)
@@ -18,7 +19,7 @@ class StreamOutput:
     output: str
 
 
-def check_invariance(runs: list[StreamOutput]) -> list[tuple[StreamOutput, Finding]]:
+def check_invariance(runs: list[StreamOutput]) -> list[tuple[StreamOutput, Evidence]]:
     """One finding per distinct output that differs from the baseline's.
 
     The baseline is `whole` (one delta: what a batch call would see) when it ran
@@ -37,9 +38,9 @@ def check_invariance(runs: list[StreamOutput]) -> list[tuple[StreamOutput, Findi
         first = min(members, key=lambda r: r.deltas)
         others = (f"; {len(members) - 1} other chunkings give this same output"
                   if len(members) > 1 else "")
-        findings.append((first, Finding(
-            "invariance", "R-CHUNK-1",
-            f"chunking {first.name} ({_deltas(first.deltas)}) and chunking {base.name} "
+        findings.append((first, Evidence(
+            Check.INVARIANCE, "R-CHUNK-1",
+            detail=f"chunking {first.name} ({_deltas(first.deltas)}) and chunking {base.name} "
             f"({_deltas(base.deltas)}) give different outputs: "
             f"{describe_difference(base.output, output)}{others}",
             expected=base.output, got=output,

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from scrubcheck.checks.findings import Finding
 from scrubcheck.checks.leak import Leak, LeakDetector
+from scrubcheck.checks.names import Check
 from scrubcheck.checks.render import around, quoted
 from scrubcheck.checks.trace import Trace
+from scrubcheck.evidence import Evidence
 
 
 def check_leak(
     trace: Trace, detector: LeakDetector, *, seen: int | None = None, rule: str = "R-LEAK-1"
-) -> Finding | None:
+) -> Evidence | None:
     """A finding at the first call after which reasoning was visible.
 
     Output only grows, so the earliest leaked window of the final output marks
@@ -19,16 +20,16 @@ def check_leak(
     return leak_finding(trace, detector.first_leak(trace.output, seen), rule)
 
 
-def leak_finding(trace: Trace, leak: Leak | None, rule: str = "R-LEAK-1") -> Finding | None:
+def leak_finding(trace: Trace, leak: Leak | None, rule: str = "R-LEAK-1") -> Evidence | None:
     """The finding for a leak already found in `trace.output` (None: no leak)."""
     if leak is None:
         return None
     output = trace.output
     step = trace.step_at(leak.visible_at)
     when = "at flush()" if step is None else f"after feed() of delta {step}"
-    return Finding(
-        "truncation" if rule == "R-TRUNC-1" else "leak", rule,
-        f"reasoning {quoted(leak.text, 80)} visible {when}, at output index {leak.start}: "
+    return Evidence(
+        Check.TRUNCATION if rule == "R-TRUNC-1" else Check.LEAK, rule,
+        detail=f"reasoning {quoted(leak.text, 80)} visible {when}, at output index {leak.start}: "
         f"{around(output, leak.start)} (from reasoning {quoted(leak.reasoning, 60)})",
         got=output, step=step,
     )

@@ -22,7 +22,8 @@ import time
 from dataclasses import dataclass, field
 
 from scrubcheck.adapters import Adapter
-from scrubcheck.checks.findings import Finding
+from scrubcheck.checks.names import Check
+from scrubcheck.evidence import Evidence
 from scrubcheck.model import Context
 from scrubcheck.option_names import COMMAND_LINE, OptionNames
 from scrubcheck.vocabulary import FEATURES, feature_sample
@@ -139,7 +140,7 @@ def time_stream(
 @dataclass
 class LinearMeasurement:
     metrics: dict[str, float] = field(default_factory=dict)
-    finding: Finding | None = None
+    finding: Evidence | None = None
     unmeasured: str | None = None  # why no verdict was reached (the budget ran out)
 
 
@@ -255,9 +256,10 @@ def measure_linearity(
         assert measured is not None
         _record(result.metrics, size, measured)
         if measured.ratio > LIMIT:
-            result.finding = Finding(
-                "linear", "R-ROBUST-2",
-                f"time grows faster than the stream: {size}-character deltas: {measured.n} -> "
+            result.finding = Evidence(
+                Check.LINEAR, "R-ROBUST-2",
+                detail=f"time grows faster than the stream: {size}-character deltas: "
+                f"{measured.n} -> "
                 f"{measured.n * GROWTH} characters: {_growth_words(measured.ratio)} "
                 f"(linear would be {GROWTH}x; the limit is {LIMIT:.0f}x)",
             )

@@ -10,9 +10,10 @@ flush()-then-feed on one and the same object.
 from __future__ import annotations
 
 from scrubcheck.adapters import Adapter
-from scrubcheck.checks.findings import Finding
+from scrubcheck.checks.names import Check
 from scrubcheck.checks.render import describe_difference
 from scrubcheck.checks.trace import ScrubberError, Trace, drive, open_session
+from scrubcheck.evidence import Evidence
 from scrubcheck.model import Context
 
 #: Poison streams: name -> (text, the state it leaves behind).
@@ -46,12 +47,12 @@ def run_reuse(
     return first, drive(session, deltas), None
 
 
-def check_reuse(second: Trace, fresh_output: str, poison: str) -> Finding | None:
+def check_reuse(second: Trace, fresh_output: str, poison: str) -> Evidence | None:
     if not second.ok or second.output == fresh_output:
         return None
-    return Finding(
-        "reuse", "R-REUSE-1",
-        f"after a flushed stream that ended with {POISONS[poison][1]} "
+    return Evidence(
+        Check.REUSE, "R-REUSE-1",
+        detail=f"after a flushed stream that ended with {POISONS[poison][1]} "
         f"({POISONS[poison][0]!r}), the same object scrubs the recorded deltas "
         "differently from a fresh one: " + describe_difference(fresh_output, second.output),
         expected=fresh_output, got=second.output,

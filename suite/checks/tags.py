@@ -3,12 +3,13 @@ spliced tags included (judged by the project's one code scanner)."""
 
 from __future__ import annotations
 
-from scrubcheck.checks.findings import Finding
+from scrubcheck.checks.names import Check
 from scrubcheck.checks.render import around
+from scrubcheck.evidence import Evidence
 from scrubcheck.vocabulary import Vocabulary
 
 
-def check_tags(output: str, vocabulary: Vocabulary) -> Finding | None:
+def check_tags(output: str, vocabulary: Vocabulary) -> Evidence | None:
     from scrubcheck.specmodel import tags_outside_code
 
     found = tags_outside_code(output, vocabulary)
@@ -16,9 +17,9 @@ def check_tags(output: str, vocabulary: Vocabulary) -> Finding | None:
         return None
     index, tag = found[0]
     more = f" ({len(found) - 1} more)" if len(found) > 1 else ""
-    return Finding(
-        "tag", "R-TAG-1",
-        f"the output contains the tag {tag!r} outside code at index {index}: "
+    return Evidence(
+        Check.TAG, "R-TAG-1",
+        detail=f"the output contains the tag {tag!r} outside code at index {index}: "
         f"{around(output, index)}{more}",
         got=output,
     )

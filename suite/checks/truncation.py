@@ -10,11 +10,11 @@ also the scrubber's hold-back at that point (R-STREAM-1).
 from __future__ import annotations
 
 from scrubcheck.adapters import Adapter
-from scrubcheck.checks.findings import Finding
 from scrubcheck.checks.leak import LeakDetector
 from scrubcheck.checks.leaks import check_leak
 from scrubcheck.checks.trace import Trace, run_stream
 from scrubcheck.checks.undecided import check_undecided
+from scrubcheck.evidence import Evidence
 from scrubcheck.model import Context
 
 
@@ -40,7 +40,7 @@ def run_truncation(
     cut: int,
     detector: LeakDetector,
     clean: tuple[str, ...] = (),
-) -> tuple[Trace, Finding | None]:
+) -> tuple[Trace, Evidence | None]:
     """The truncated run at `cut` and its leak finding, if any.
 
     `clean` are outputs already found free of every reasoning window: a prefix

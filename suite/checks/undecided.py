@@ -10,9 +10,10 @@ from the reference scanner, the project's one reading of SPEC (as for R-TAG-1).
 
 from __future__ import annotations
 
-from scrubcheck.checks.findings import Finding
+from scrubcheck.checks.names import Check
 from scrubcheck.checks.render import around, quoted
 from scrubcheck.checks.trace import Trace
+from scrubcheck.evidence import Evidence
 from scrubcheck.model import Context
 
 
@@ -21,7 +22,7 @@ def undecided_applies(context: Context) -> bool:
     return context.may_skip_reasoning and context.starts_in_reasoning
 
 
-def check_undecided(context: Context, text: str, trace: Trace) -> Finding | None:
+def check_undecided(context: Context, text: str, trace: Trace) -> Evidence | None:
     """A finding when the cut stream `text` (run with `context.truncated()`) showed text
     although SPEC shows nothing for it: its pre-filled block had not been decided."""
     if not undecided_applies(context) or not trace.output:
@@ -32,9 +33,9 @@ def check_undecided(context: Context, text: str, trace: Trace) -> Finding | None
         return None
     step = trace.step_at(1)
     when = "at flush()" if step is None else f"after feed() of delta {step}"
-    return Finding(
-        "truncation", "R-SKIP-2",
-        f"the stream was cut inside its pre-filled block (may_skip_reasoning, then "
+    return Evidence(
+        Check.TRUNCATION, "R-SKIP-2",
+        detail=f"the stream was cut inside its pre-filled block (may_skip_reasoning, then "
         f"finish_reason length), yet {quoted(trace.output, 60)} showed {when}: "
         f"{around(trace.output, 0)}; that text stays undecided until a close or the end",
         expected="", got=trace.output, step=step,

@@ -3,7 +3,8 @@
 Two questions share one vocabulary. `gateway check` asks of each scrubber on a
 capture whether it leaks the reasoning or loses the answer (`Verdict`);
 `gateway audit` asks what a gateway did to a stream (`GatewayVerdict`). LEAK,
-LOSS and ERROR mean the same in both, so they are spelled once, here.
+LOSS and ERROR mean the same in both and in the rest of scrubcheck, so they are
+spelled once, in `results.Verdict` (`Word` here); the other words describe a gateway only.
 
 The capture's content deltas go through the scrubber in their recorded
 chunking with the stream's context. A leak is any 8-character window of known
@@ -28,6 +29,7 @@ from scrubcheck.corpus.overlap import windows
 from scrubcheck.gateway.capture import Capture
 from scrubcheck.gateway.classify import Analysis
 from scrubcheck.model import Context
+from scrubcheck.results import Verdict as Word
 
 
 class GatewayVerdict(StrEnum):
@@ -35,10 +37,10 @@ class GatewayVerdict(StrEnum):
 
     SPLIT = "split"
     PASSED_THROUGH = "passed-through"
-    LEAK = "LEAK"
-    LOSS = "LOSS"
+    LEAK = Word.LEAK.value
+    LOSS = Word.LOSS.value
     ALTERED = "altered"
-    ERROR = "ERROR"
+    ERROR = Word.ERROR.value
 
     @property
     def failed(self) -> bool:
@@ -70,8 +72,7 @@ GATEWAY_MEANINGS = {
                           "timeout",
 }
 
-LEAK, LOSS, ERROR = GatewayVerdict.LEAK.value, GatewayVerdict.LOSS.value, \
-    GatewayVerdict.ERROR.value
+LEAK, LOSS, ERROR = Word.LEAK, Word.LOSS, Word.ERROR
 
 
 def worst(verdicts: list[GatewayVerdict]) -> GatewayVerdict:

@@ -31,7 +31,7 @@ from scrubcheck.hunt.case import Case, build_case
 from scrubcheck.hunt.database import open_database
 from scrubcheck.hunt.finding import Finding
 from scrubcheck.hunt.sandbox import Sandbox, load_scrubber
-from scrubcheck.hunt.violation import PropertyFailure, Violation
+from scrubcheck.hunt.violation import PropertyFailure, Violation, property_failure
 from scrubcheck.model import Context
 
 #: Past the deadline, a batch that is shrinking gets this long before it is cut short
@@ -184,7 +184,7 @@ class _Hunt:
             if violation is None:
                 return
             self.first_seen.setdefault(violation.signature, round(self.elapsed(), 2))
-            if violation.property == "timeout":  # never shrunk: each try costs the time limit
+            if violation.check == "timeout":  # never shrunk: each try costs the time limit
                 self.record(violation, case)
                 return
             failing = True
@@ -192,7 +192,7 @@ class _Hunt:
             best = smallest.get(violation.signature)
             if best is None or size_now < best[0]:
                 smallest[violation.signature] = (size_now, violation, case)
-            error = violation.error()
+            error = property_failure(violation)
             error.case = case
             raise error
 

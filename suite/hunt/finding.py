@@ -1,17 +1,19 @@
-"""A finding: a violation, the (shrunk) case that shows it, and where it came from."""
+"""A finding: the evidence of a violation, the (shrunk) case that shows it, and where it
+came from (frozen like the evidence: a later step makes a new one)."""
 
 from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
 
+from scrubcheck.checks.registry import is_leak
+from scrubcheck.evidence import Evidence
 from scrubcheck.hunt.case import Case
-from scrubcheck.hunt.violation import Violation
 
 
-@dataclass
+@dataclass(frozen=True)
 class Finding:
-    violation: Violation
+    violation: Evidence  # its `check` names the property
     case: Case
     tool: str  # hunt | fuzz
     spec: str  # the scrubber it was found against
@@ -32,10 +34,11 @@ class Finding:
     def scenario_id(self) -> str:
         """Stable for the same failure on the same input: `hunt-leak-1-3fa9c2d1`."""
         digest = hashlib.sha1(repr((self.violation.deltas, self.case.context,
-                                    self.violation.property)).encode("utf-8", "surrogatepass"))
+                                    self.violation.check)).encode("utf-8", "surrogatepass"))
         rule = self.rule.lower().removeprefix("r-")
         return f"{self.tool}-{rule}-{digest.hexdigest()[:8]}"
 
     @property
     def is_leak(self) -> bool:
-        return self.rule in ("R-LEAK-1", "R-TRUNC-1")
+        """Whether it showed reasoning to the user (by its rule: the registry's leak rules)."""
+        return is_leak("", self.rule)

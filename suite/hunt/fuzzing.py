@@ -189,7 +189,7 @@ class _Fuzz:
 
     def shrink(self, case: Case, choices: list[int] | None, violation: Violation
                ) -> tuple[Case, Violation]:
-        if violation.property in ("timeout", "linear"):
+        if violation.check in ("timeout", "linear"):
             return case, violation  # every try would cost the whole time limit
         signature = violation.signature
         others = self.target.known - {signature}

@@ -2,8 +2,9 @@
 
 They reuse the harness's checks (trace, leak windows, tag scanner, expected
 output under R-WS-1, idempotence, truncation, hold-back); this module only
-decides which runs to make and turns each finding into a `Violation` that
-names the partition showing it. Runs are made lazily: the caller stops at the
+decides which runs to make and turns each check's evidence into the
+property's (`Violation`: the same record, naming the property and the partition
+showing it). Runs are made lazily: the caller stops at the
 first violation it does not know yet.
 """
 
@@ -13,20 +14,20 @@ from collections.abc import Iterator
 
 from scrubcheck.adapters import Adapter
 from scrubcheck.checks import (
+    Check,
     LeakDetector,
     Trace,
     check_exception,
-    check_expected,
     check_idempotence,
     check_leak,
-    check_tags,
     check_types,
     measure_holdback,
     run_stream,
     run_truncation,
 )
-from scrubcheck.checks.findings import Finding
+from scrubcheck.checks.registry import BY_NAME, Subject, output_checks
 from scrubcheck.checks.render import around, describe_difference, first_difference
+from scrubcheck.evidence import Evidence
 from scrubcheck.hunt.case import Case
 from scrubcheck.hunt.violation import Violation
 from scrubcheck.model import Scenario
@@ -72,10 +73,10 @@ def violations(adapter: Adapter, case: Case, *, against: Adapter | None = None
     yield from _leak(first, detector, case.deltas)
     if not first.ok:
         return
-    vocabulary = context.vocabulary()
-    yield from _from(check_tags(first.output, vocabulary), "no-tag", case.deltas)
-    if case.expected is not None:
-        yield from _answer(case, first.output)
+    subject = _subject(case)
+    for entry in output_checks(subject):  # no-tag, answer, ... (checks.registry)
+        yield from _from(_foreign(case, first.output, entry.judge(subject, first.output)),
+                         case.deltas)
     second = run(case.other)
     yield from _robust(second, case.other)
     yield from _leak(second, detector, case.other)
@@ -83,7 +84,7 @@ def violations(adapter: Adapter, case: Case, *, against: Adapter | None = None
         yield _chunking(case, first, second)
     trace, finding = check_idempotence(adapter, context, first.output)
     yield from _robust(trace, (first.output,), "re-scrubbing the output: ")
-    yield from _from(finding, "idempotence", case.deltas)
+    yield from _from(finding, case.deltas)
     yield from _truncation(adapter, case, detector)
     chars = tuple(case.text)
     if adapter.streams and chars in runs:  # measured where a partition is one char each
@@ -99,42 +100,53 @@ def _truncation(adapter: Adapter, case: Case, detector: LeakDetector) -> Iterato
         return
     truncated, finding = run_truncation(adapter, case.context, case.deltas, case.cut, detector)
     yield from _robust(truncated, truncated.deltas, f"cut at {case.cut}: ")
-    if finding is not None:
-        finding.detail = f"stream cut at input position {case.cut}: {finding.detail}"
-    yield from _from(finding, "truncation", case.deltas)
+    yield from _from(finding, case.deltas, f"stream cut at input position {case.cut}: ")
 
 
-def _from(finding: Finding | None, prop: str, deltas: tuple[str, ...], prefix: str = ""
+def _from(finding: Evidence | None, deltas: tuple[str, ...], prefix: str = ""
           ) -> Iterator[Violation]:
+    """A check's evidence as its property's: named by the registry, on `deltas`."""
     if finding is not None:
-        yield Violation(prop, finding.rule, prefix + finding.detail, tuple(deltas),
-                        level=finding.level, got=finding.got)
+        yield Violation(_property(finding.check), finding.rule, level=finding.level,
+                        detail=prefix + finding.detail, deltas=tuple(deltas), got=finding.got)
+
+
+def _property(check: str) -> str:
+    prop = BY_NAME[check].prop
+    assert prop is not None, f"check {check} is no hunt property"
+    return prop
 
 
 def _robust(trace: Trace, deltas: tuple[str, ...], prefix: str = "") -> Iterator[Violation]:
     for finding in (check_exception(trace), check_types(trace)):
-        yield from _from(finding, "robust", deltas, prefix)
+        yield from _from(finding, deltas, prefix)
 
 
 def _leak(trace: Trace, detector: LeakDetector, deltas: tuple[str, ...]) -> Iterator[Violation]:
     if detector:
-        yield from _from(check_leak(trace, detector), "no-leak", deltas)
+        yield from _from(check_leak(trace, detector), deltas)
 
 
-def _answer(case: Case, output: str) -> Iterator[Violation]:
-    assert case.expected is not None
+def _subject(case: Case) -> Subject:
+    """The case as the output checks see it: a scenario expecting `case.expected`."""
     scenario = Scenario(id="generated", area="hunt", rules=case.rules or ("R-FID-1",),
                         description="", deltas=case.deltas, reasoning=case.reasoning,
                         context=case.context, visible=case.expected)
-    finding = check_expected(scenario, output, case.cuts)
-    if finding is None:
-        return
+    return Subject(scenario, case.context.vocabulary(), case.cuts)
+
+
+def _foreign(case: Case, output: str, finding: Evidence | None) -> Evidence | None:
+    """An answer that differs only by a delimiter of a feature the stream does not
+    enable is judged under R-VOCAB-4 (SHOULD), not as a lost answer."""
+    if finding is None or finding.check != Check.EXPECTED or case.expected is None:
+        return finding
     foreign = case.stream.foreign if case.stream is not None else ()
     if foreign and _without(case.expected, foreign) == _without(output, foreign):
-        finding.rule, finding.judged_at = "R-VOCAB-4", "SHOULD"
-        finding.detail = ("a delimiter of a feature this stream does not enable was removed "
-                          f"({', '.join(foreign)}): " + finding.detail)
-    yield from _from(finding, "answer", case.deltas)
+        return finding.amended(
+            rule="R-VOCAB-4", level="SHOULD",
+            prefix="a delimiter of a feature this stream does not enable was removed "
+                   f"({', '.join(foreign)}): ")
+    return finding
 
 
 def _without(text: str, delimiters: tuple[str, ...]) -> str:
@@ -154,10 +166,10 @@ def _chunking(case: Case, first: Trace, second: Trace) -> Violation:
         shown = second
     base = first if shown is second else second
     return Violation(
-        "chunking", "R-CHUNK-1",
-        f"{len(shown.deltas)} deltas and {len(base.deltas)} deltas of the same text give "
+        _property(Check.INVARIANCE), "R-CHUNK-1",
+        detail=f"{len(shown.deltas)} deltas and {len(base.deltas)} deltas of the same text give "
         f"different outputs: {describe_difference(base.output, shown.output)}",
-        shown.deltas, got=shown.output,
+        deltas=shown.deltas, got=shown.output,
     )
 
 
@@ -174,7 +186,7 @@ def _holdback(case: Case, trace: Trace) -> Iterator[Violation]:
         ends.append(total)
     max_len = case.context.vocabulary().max_len
     _, finding = measure_holdback(True, trace, ends, [], max_len)
-    yield from _from(finding, "holdback", case.deltas)
+    yield from _from(finding, case.deltas)
 
 
 def _differential(against: Adapter, case: Case, output: str) -> Iterator[Violation]:
@@ -185,6 +197,6 @@ def _differential(against: Adapter, case: Case, output: str) -> Iterator[Violati
     rule = "R-WS-1" if output.translate(squeeze) == other.output.translate(squeeze) else "R-FID-1"
     index = first_difference(other.output, output) or 0
     yield Violation("differential", rule,
-                    f"the outputs part at index {index}: {against.spec} gives "
+                    detail=f"the outputs part at index {index}: {against.spec} gives "
                     f"{around(other.output, index)}, this scrubber gives {around(output, index)}",
-                    case.deltas, got=output, other_output=other.output)
+                    deltas=case.deltas, got=output, other_output=other.output)

@@ -16,7 +16,7 @@ def print_finding(finding: Finding, out: TextIO | None = None) -> None:
     v = finding.violation
     shrunk = (f", shrunk by {finding.confirmed:g} s" if finding.confirmed is not None
               and finding.confirmed > finding.elapsed else "")
-    print(f"\n== {v.level} {v.rule} ({v.property}) seen after {finding.elapsed:g} s{shrunk} — "
+    print(f"\n== {v.level} {v.rule} ({v.check}) seen after {finding.elapsed:g} s{shrunk} — "
           f"minimal scenario:", file=out)
     print(finding_yaml(finding), file=out, end="")
 
@@ -30,7 +30,7 @@ def print_summary(tool: str, spec: str, findings: list[Finding], seconds: float,
         print(f"  {line}", file=out)
     for finding in findings:
         v = finding.violation
-        print(f"  {v.level:6} {v.rule:12} {v.property:12} {finding.elapsed:>7g} s  "
+        print(f"  {v.level:6} {v.rule:12} {v.check:12} {finding.elapsed:>7g} s  "
               f"{finding.scenario_id}", file=out)
     for error in errors:
         print(f"  harness problem (not the scrubber's fault): {error}", file=out)

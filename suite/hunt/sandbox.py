@@ -115,7 +115,8 @@ class Sandbox:
         known = frozenset(known)
         answer = self.call(("case", case, known), timeout)
         if isinstance(answer, Lost):
-            violation = Violation(answer.kind, "R-ROBUST-1", answer.detail, case.deltas)
+            violation = Violation(answer.kind, "R-ROBUST-1", detail=answer.detail,
+                                  deltas=case.deltas)
             return None if violation.signature in known else violation
         if isinstance(answer, Violation):
             return replace(answer, detail=self._named(answer.detail))
@@ -134,10 +135,10 @@ class Sandbox:
         if isinstance(answer, (Lost, str)):
             detail = answer.detail if isinstance(answer, Lost) else self._named(answer)
             return None, Violation("linear", "R-ROBUST-1",
-                                   f"the linear-time measurement: {detail}", ())
+                                   detail=f"the linear-time measurement: {detail}")
         assert isinstance(answer, LinearMeasurement)
         finding = answer.finding
-        return answer, (Violation("linear", finding.rule, finding.detail, ())
+        return answer, (Violation("linear", finding.rule, detail=finding.detail)
                         if finding is not None else None)
 
     def _named(self, detail: str) -> str:

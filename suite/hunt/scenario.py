@@ -12,7 +12,7 @@ writes both.
 
 from __future__ import annotations
 
-from scrubcheck.checks.expected import INVARIANT_RULES
+from scrubcheck.checks.registry import INVARIANT_RULES
 from scrubcheck.corpus.yamlwriter import entry_lines, scenario_entry
 from scrubcheck.hunt.finding import Finding
 from scrubcheck.hunt.violation import PROPERTIES
@@ -34,7 +34,7 @@ def finding_rules(finding: Finding) -> tuple[str, ...]:
 def _expected(finding: Finding) -> str | None:
     if finding.case.expected is not None:
         return finding.case.expected
-    if finding.violation.property == "differential":
+    if finding.violation.check == "differential":
         return finding.violation.other_output
     return None
 
@@ -44,8 +44,8 @@ def finding_description(finding: Finding) -> str:
     detail = v.detail if len(v.detail) <= DETAIL_LIMIT else v.detail[: DETAIL_LIMIT - 1] + "…"
     against = f" (with --against {finding.against})" if finding.against else ""
     text = (f"Found by scrubcheck {finding.tool} against {finding.spec}{against}: "
-            f"{PROPERTIES.get(v.property, v.property)} does not hold. {detail}")
-    if finding.case.stream is None and v.property == "differential":
+            f"{PROPERTIES.get(v.check, v.check)} does not hold. {detail}")
+    if finding.case.stream is None and v.check == "differential":
         text += (f" The expected output is {finding.against}'s: review it against SPEC "
                  "before committing.")
     return text
@@ -53,7 +53,7 @@ def finding_description(finding: Finding) -> str:
 
 def finding_scenario(finding: Finding) -> Scenario | None:
     """The scenario of `finding` (None for a linear-time finding: see `finding_yaml`)."""
-    if finding.violation.property == "linear":
+    if finding.violation.check == "linear":
         return None
     expected = _expected(finding)
     return Scenario(
@@ -66,7 +66,7 @@ def finding_scenario(finding: Finding) -> Scenario | None:
         context=finding.case.context,
         visible=expected,
         source=_source(finding),
-        labels=(finding.tool, finding.violation.property),
+        labels=(finding.tool, finding.violation.check),
     )
 
 
@@ -80,7 +80,7 @@ def _comment(finding: Finding) -> str:
     v = finding.violation
     where = f" (seed {finding.seed})" if finding.seed is not None else ""
     first_line = v.detail.replace("\r", "\\r").replace("\n", "\\n")[:300]
-    return (f"# {v.level} {v.rule} ({v.property}) found by {finding.tool}{where} after "
+    return (f"# {v.level} {v.rule} ({v.check}) found by {finding.tool}{where} after "
             f"{finding.elapsed:g} s\n# {first_line}\n")
 
 

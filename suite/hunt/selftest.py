@@ -17,9 +17,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from scrubcheck.checks.registry import LEAK_RULES
 from scrubcheck.model import Scenario
 from scrubcheck.results import Outcome, ScenarioResult
 from scrubcheck.runner import LINEAR_ID, RunSettings, run_corpus
+from scrubcheck.spec import RULES
 
 FIELD = "docs/field.md#"  # where `source` anchors point
 
@@ -62,7 +64,8 @@ class BrokenCase:
     target: Probe  # its bug: it must get `target.expect`
 
 
-LEAK = ("R-LEAK-1", "R-TRUNC-1")
+#: the leak rules (the registry's), in SPEC order: what catches a leak-type bug
+LEAK: tuple[str, ...] = tuple(rule for rule in RULES if rule in LEAK_RULES)
 #: a stream with two closed blocks and answer text between them, nothing else
 TWO_BLOCKS = "blocks-two-blocks-answer-between"
 

@@ -2,7 +2,8 @@
 
 Used three ways: by atheris in `scrubcheck fuzz`'s child processes, by the
 OSS-Fuzz/ClusterFuzzLite script in fuzz/, and to replay a saved crash input.
-Each property raises from its own function, so OSS-Fuzz, which buckets crashes
+Each property raises from its own function (one made per property of
+`hunt.violation.PROPERTIES`), so OSS-Fuzz, which buckets crashes
 by their top stack frames, files one issue per property rather than one in all.
 """
 
@@ -11,13 +12,15 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from types import FunctionType
+from typing import cast
 
 from scrubcheck.adapters import Adapter
 from scrubcheck.generate import Profile
 from scrubcheck.hunt.case import Case
 from scrubcheck.hunt.fuzzinput import Decoded, decode
 from scrubcheck.hunt.properties import first_violation
-from scrubcheck.hunt.violation import PropertyFailure, Violation
+from scrubcheck.hunt.violation import PROPERTIES, PropertyFailure, Violation, property_failure
 
 
 class FuzzTarget:
@@ -55,53 +58,23 @@ class FuzzTarget:
             partial.write_bytes(data)
             partial.replace(self.collect / name)
             return
-        error = violation.error()
+        error = property_failure(violation)
         error.case = case
-        _RAISERS.get(violation.property, _other)(error)
+        _RAISERS.get(violation.check, _other)(error)
 
 
-def _robust(error: PropertyFailure) -> None:
-    raise error
+def _raiser(prop: str) -> Callable[[PropertyFailure], None]:
+    """A function named `_<property>` that raises its argument: the top stack frame
+    OSS-Fuzz buckets a crash by names the property."""
+    def _raise(error: PropertyFailure) -> None:
+        raise error
 
-
-def _no_leak(error: PropertyFailure) -> None:
-    raise error
-
-
-def _no_tag(error: PropertyFailure) -> None:
-    raise error
-
-
-def _answer(error: PropertyFailure) -> None:
-    raise error
-
-
-def _chunking(error: PropertyFailure) -> None:
-    raise error
-
-
-def _idempotence(error: PropertyFailure) -> None:
-    raise error
-
-
-def _truncation(error: PropertyFailure) -> None:
-    raise error
-
-
-def _holdback(error: PropertyFailure) -> None:
-    raise error
-
-
-def _differential(error: PropertyFailure) -> None:
-    raise error
-
-
-def _other(error: PropertyFailure) -> None:
-    raise error
+    name = "_" + prop.replace("-", "_")
+    code = _raise.__code__.replace(co_name=name, co_qualname=name)
+    return cast(Callable[[PropertyFailure], None],
+                FunctionType(code, _raise.__globals__, name))
 
 
 _RAISERS: dict[str, Callable[[PropertyFailure], None]] = {
-    "robust": _robust, "no-leak": _no_leak, "no-tag": _no_tag,
-    "answer": _answer, "chunking": _chunking, "idempotence": _idempotence,
-    "truncation": _truncation, "holdback": _holdback, "differential": _differential,
-}
+    prop: _raiser(prop) for prop in PROPERTIES}
+_other = _raiser("other")

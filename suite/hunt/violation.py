@@ -1,61 +1,42 @@
-"""What a property reports: the rule broken, in words, and the evidence to replay it.
+"""What a property reports: the rule broken, as an `Evidence` record, and the exception.
 
-A `PropertyFailure` is the exception Hypothesis and the fuzzer see. Its class
-is specific to the (property, rule) pair, so Hypothesis shrinks each distinct
-failure on its own and OSS-Fuzz buckets crashes by it.
+A property is a check of the registry (`checks.registry`, under its `prop`
+name) or one of the harness's own below. Its evidence's `check` is the
+property's name. A `PropertyFailure` is the exception Hypothesis and the fuzzer
+see. Its class is specific to the (property, rule) pair, so Hypothesis shrinks
+each distinct failure on its own and OSS-Fuzz buckets crashes by it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from scrubcheck.checks.registry import CHECK_PROPERTIES
+from scrubcheck.evidence import Evidence
 
-from scrubcheck.spec import RULES
-
-#: property -> what it checks, for descriptions and the command's help
-PROPERTIES: dict[str, str] = {
-    "robust": "feed() and flush() return str and never raise (R-ROBUST-1)",
+#: The properties only the hunt and the fuzzer have: no check of the runner makes them.
+HARNESS_PROPERTIES: dict[str, str] = {
     "timeout": "every call returns within --timeout seconds of wall-clock time (R-ROBUST-1)",
     "crash": "the scrubber never ends the process it runs in (a segfault, os._exit: "
              "R-ROBUST-1)",
-    "no-leak": "no canary of the reasoning shows at any point of the stream (R-LEAK-1)",
-    "no-tag": "no tag of the active vocabulary outside code in the output (R-TAG-1)",
-    "answer": "the answer comes out exactly as the stream's structure says (R-FID-1, R-WS-1)",
-    "chunking": "two partitions of the stream give the same output (R-CHUNK-1)",
-    "idempotence": "scrubbing the output again changes nothing (R-IDEM-1)",
-    "truncation": "the stream cut at a random point leaks nothing (R-TRUNC-1)",
-    "holdback": "decided text comes out without delay (R-STREAM-1/2, SHOULD)",
     "differential": "the scrubber agrees with the --against scrubber",
-    "linear": "time grows linearly with the stream (R-ROBUST-2)",
 }
+#: property -> what it checks, for descriptions and the command's help
+PROPERTIES: dict[str, str] = {**CHECK_PROPERTIES, **HARNESS_PROPERTIES}
+
+#: A property's finding: the shared evidence record, `check` naming the property
+#: (the name `scrubcheck.hunt` has always exported).
+Violation = Evidence
 
 
-@dataclass
-class Violation:
-    property: str
-    rule: str
-    detail: str
-    deltas: tuple[str, ...]  # the partition that shows it (what a scenario records)
-    level: str = ""
-    got: str | None = None
-    other_output: str | None = None  # the --against scrubber's output (differential)
-
-    def __post_init__(self) -> None:
-        self.level = self.level or RULES[self.rule].level
-
-    @property
-    def signature(self) -> tuple[str, str]:
-        """What makes two violations the same failure."""
-        return self.property, self.rule
-
-    def error(self) -> PropertyFailure:
-        return failure_class(self.property, self.rule)(self)
+def property_failure(violation: Evidence) -> PropertyFailure:
+    """The exception that reports `violation` (its class: the property and the rule)."""
+    return failure_class(violation.check, violation.rule)(violation)
 
 
 class PropertyFailure(AssertionError):
     """A property does not hold; `violation` says which and how."""
 
-    def __init__(self, violation: Violation) -> None:
-        super().__init__(f"{violation.rule} ({violation.property}): {violation.detail}")
+    def __init__(self, violation: Evidence) -> None:
+        super().__init__(f"{violation.rule} ({violation.check}): {violation.detail}")
         self.violation = violation
         self.case: object = None  # set by whoever built the case
 

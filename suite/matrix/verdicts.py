@@ -9,17 +9,19 @@ PASS; UNSUPPORTED and SKIPPED are not judged and never count as passes.
 from __future__ import annotations
 
 from scrubcheck.reports.analysis import is_leak
-from scrubcheck.results import Outcome, ScenarioResult
+from scrubcheck.results import Outcome, ScenarioResult, Verdict
 
+# the words are `results.Verdict`'s; these names are the matrix's own short spellings
 LEAK, FAIL, SHOULD, ERROR, PASS, UNSUPPORTED, SKIPPED = (
-    "LEAK", "FAIL", "SHOULD", "ERROR", "PASS", "UNSUPPORTED", "SKIPPED")
+    Verdict.LEAK, Verdict.FAIL, Verdict.SHOULD, Verdict.ERROR, Verdict.PASS,
+    Verdict.UNSUPPORTED, Verdict.SKIPPED)
 VERDICTS = (LEAK, FAIL, SHOULD, ERROR, PASS, UNSUPPORTED, SKIPPED)
 JUDGED = (LEAK, FAIL, SHOULD, ERROR, PASS)
 #: How bad a judged verdict is, for regressions: higher is worse.
 BADNESS = {PASS: 0, SHOULD: 1, ERROR: 2, FAIL: 2, LEAK: 3}
 
 
-def verdict(result: ScenarioResult) -> str:
+def verdict(result: ScenarioResult) -> Verdict:
     """The one-word verdict of a scenario result."""
     if result.outcome is Outcome.PASS:
         return PASS

@@ -9,7 +9,9 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
-from ..results import Failure, Outcome, RunResult, ScenarioResult
+from ..checks.registry import is_leak as _leaks
+from ..evidence import Evidence
+from ..results import Outcome, RunResult, ScenarioResult, Verdict
 from ..spec import RULES
 from .text import plural
 
@@ -21,17 +23,15 @@ OUTCOME_ORDER: tuple[Outcome, ...] = (
     Outcome.UNSUPPORTED,
     Outcome.SKIPPED,
 )
-# Checks whose failure means reasoning reached the user (SPEC R-LEAK-1, R-TRUNC-1).
-LEAK_CHECKS = frozenset({"leak", "truncation"})
-LEAK_RULES = frozenset({"R-LEAK-1", "R-TRUNC-1"})
 
 
-def is_leak(failure: Failure) -> bool:
-    """Whether this failure showed reasoning to the user: the worst kind."""
-    return failure.check in LEAK_CHECKS or failure.rule in LEAK_RULES
+def is_leak(failure: Evidence) -> bool:
+    """Whether this failure showed reasoning to the user: the worst kind (a check or a
+    rule the registry marks as a leak)."""
+    return _leaks(failure.check, failure.rule)
 
 
-def severity(failure: Failure) -> int:
+def severity(failure: Evidence) -> int:
     """0 for a leak, 1 for another MUST failure, 2 for a SHOULD failure."""
     if is_leak(failure):
         return 0
@@ -74,12 +74,12 @@ def run_level(run: RunResult) -> str:
     return str(run.settings.get("level") or "must").lower()
 
 
-def verdict(run: RunResult) -> str:
+def verdict(run: RunResult) -> Verdict:
     """PASS, FAIL, CORPUS ERROR or INTERRUPTED: what the exit code of the run means."""
     if run.interrupted:
-        return "INTERRUPTED"
+        return Verdict.INTERRUPTED
     code = run.exit_code(run_level(run))
-    return {0: "PASS", 1: "FAIL"}.get(code, "CORPUS ERROR")
+    return {0: Verdict.PASS, 1: Verdict.FAIL}.get(code, Verdict.CORPUS_ERROR)
 
 
 @dataclass(frozen=True)
@@ -211,7 +211,7 @@ def grouped_reasons(run: RunResult, outcome: Outcome) -> list[tuple[str, list[st
 class Reproduction:
     """The smallest recorded failure of one check against one rule in a scenario."""
 
-    failure: Failure  # the failing chunking with the fewest deltas
+    failure: Evidence  # the failing chunking with the fewest deltas
     chunkings: tuple[str, ...]  # every failing chunking listed for this check and rule
     similar: int = 0  # further failing chunkings the runner counted but did not list
 
@@ -225,14 +225,14 @@ class Reproduction:
         return len(self.chunkings) + self.similar
 
 
-def _smallness(failure: Failure) -> tuple[int, int, int]:
+def _smallness(failure: Evidence) -> tuple[int, int, int]:
     step = failure.step if failure.step is not None else len(failure.deltas)
     return len(failure.deltas), sum(len(d) for d in failure.deltas), step
 
 
 def reproductions(result: ScenarioResult) -> list[Reproduction]:
     """One reproduction per (rule, check) the scenario fails, worst first."""
-    groups: dict[tuple[str, str], list[Failure]] = defaultdict(list)
+    groups: dict[tuple[str, str], list[Evidence]] = defaultdict(list)
     for failure in result.failures:
         groups[(failure.rule, failure.check)].append(failure)
     repros = [

@@ -10,36 +10,30 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from scrubcheck.checks import Finding
-from scrubcheck.results import Failure
+from scrubcheck.checks.registry import check_order
+from scrubcheck.evidence import Evidence
 
 MAX_KEPT_CHARS = 200_000
-CHECK_ORDER = ("exception", "type", "leak", "truncation", "tag", "expected", "invariance",
-               "idempotence", "reuse", "holdback")
 SHOWN_SIMILAR = 5
 
 
 class FailureCollector:
     def __init__(self, replay: Callable[[str], str]) -> None:
         self.replay = replay  # chunking name -> replay command
-        self.collected: dict[tuple[str, str], list[tuple[tuple[int, int], Failure]]] = {}
+        self.collected: dict[tuple[str, str], list[tuple[tuple[int, int], Evidence]]] = {}
         self.order = 0
 
-    def add(self, name: str, deltas: int, finding: Finding | None) -> None:
+    def add(self, name: str, deltas: int, finding: Evidence | None) -> None:
         """Collect a finding under chunking `name` (`deltas`: how many, for ranking)."""
         if finding is None:
             return
-        failure = Failure(
-            check=finding.check, rule=finding.rule, level=finding.level, chunking=name,
-            deltas=[], detail=finding.detail, expected=clip(finding.expected),
-            got=clip(finding.got), step=finding.step, replay=self.replay(name),
-        )
-        self.collected.setdefault((finding.check, finding.rule), []).append(
-            ((deltas, self.order), failure))
+        failure = finding.amended(chunking=name, expected=clip(finding.expected),
+                                  got=clip(finding.got), replay=self.replay(name))
+        self.collected.setdefault(finding.signature, []).append(((deltas, self.order), failure))
         self.order += 1
 
-    def failures(self, deltas_of: Callable[[str], tuple[str, ...]]) -> list[Failure]:
-        """One failure per (check, rule), MUST first, in check order."""
+    def failures(self, deltas_of: Callable[[str], tuple[str, ...]]) -> list[Evidence]:
+        """One failure per (check, rule), MUST first, in the registry's check order."""
         failures = []
         for entries in self.collected.values():
             entries.sort(key=lambda entry: entry[0])
@@ -47,25 +41,23 @@ class FailureCollector:
             others = list(dict.fromkeys(
                 f.chunking for _, f in entries[1:] if f.chunking != first.chunking))
             if others:
-                first.similar = len(others)
                 shown = ", ".join(others[:SHOWN_SIMILAR])
                 more = (f", … ({len(others) - SHOWN_SIMILAR} more)"
                         if len(others) > SHOWN_SIMILAR else "")
-                first.detail += f" [same check also fails under: {shown}{more}]"
-            _attach_deltas(first, deltas_of(first.chunking))
-            failures.append(first)
-        failures.sort(key=lambda f: (f.level != "MUST", CHECK_ORDER.index(f.check)
-                                     if f.check in CHECK_ORDER else len(CHECK_ORDER)))
+                first = first.amended(similar=len(others),
+                                      suffix=f" [same check also fails under: {shown}{more}]")
+            failures.append(_with_deltas(first, deltas_of(first.chunking)))
+        failures.sort(key=lambda f: (f.level != "MUST", check_order(f.check)))
         return failures
 
 
-def _attach_deltas(failure: Failure, deltas: tuple[str, ...]) -> None:
+def _with_deltas(failure: Evidence, deltas: tuple[str, ...]) -> Evidence:
+    """The failure with its deltas, unless they are too big to keep (then a note why)."""
     size = sum(map(len, deltas))
     if size <= MAX_KEPT_CHARS:
-        failure.deltas = list(deltas)
-    else:
-        failure.detail += (f" (deltas not stored: {len(deltas)} deltas, {size} characters; "
-                           "the replay command rebuilds them)")
+        return failure.amended(deltas=tuple(deltas))
+    return failure.amended(suffix=f" (deltas not stored: {len(deltas)} deltas, {size} "
+                                  "characters; the replay command rebuilds them)")
 
 
 def clip(text: str | None) -> str | None:

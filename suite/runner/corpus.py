@@ -20,7 +20,7 @@ from scrubcheck.adapters import Adapter, load_adapter
 from scrubcheck.checks import measure_linearity
 from scrubcheck.model import Scenario
 from scrubcheck.option_names import COMMAND_LINE, OptionNames
-from scrubcheck.results import Failure, Outcome, RunResult, ScenarioResult
+from scrubcheck.results import Outcome, RunResult, ScenarioResult
 from scrubcheck.runner.pool import Lost, Progress, Task, WorkerPool
 from scrubcheck.runner.preflight import load_scrubber
 from scrubcheck.runner.progress import RunProgress
@@ -66,11 +66,8 @@ def run_linear_check(
         result.metrics = measurement.metrics
         result.checks_run = 1
         if measurement.finding is not None:
-            f = measurement.finding
-            result.failures.append(Failure(
-                f.check, f.rule, f.level, "fixed-1/fixed-16", [], f.detail,
-                replay=_linear_replay(adapter.spec),
-            ))
+            result.failures.append(measurement.finding.amended(
+                chunking="fixed-1/fixed-16", replay=_linear_replay(adapter.spec)))
             result.outcome = Outcome.FAIL
         elif measurement.unmeasured is not None:
             result.checks_run = 0

@@ -1,8 +1,9 @@
 """run_scenario: every check of one scenario against one scrubber, in-process.
 
 Per chunking of the matrix: returns are str (R-ROBUST-1), no reasoning at any
-step (R-LEAK-1), no tag outside code (R-TAG-1), the expected output (R-FID-1 /
-R-WS-1). Across chunkings: one output (R-CHUNK-1). Then idempotence (R-IDEM-1),
+step (R-LEAK-1), and each output check of the registry on the output
+(`checks.registry.OUTPUT_CHECKS`: no tag outside code, R-TAG-1; the expected
+output, R-FID-1 / R-WS-1). Across chunkings: one output (R-CHUNK-1). Then idempotence (R-IDEM-1),
 every truncation (R-TRUNC-1), reuse after flush (R-REUSE-1) and hold-back
 (R-STREAM-1/2, SHOULD).
 
@@ -19,16 +20,14 @@ from collections.abc import Callable
 from scrubcheck.adapters import Adapter
 from scrubcheck.checks import (
     POISONS,
-    Finding,
+    Check,
     LeakDetector,
     StreamOutput,
     Trace,
     check_exception,
-    check_expected,
     check_idempotence,
     check_invariance,
     check_reuse,
-    check_tags,
     check_types,
     held_at_flush,
     leak_finding,
@@ -38,6 +37,7 @@ from scrubcheck.checks import (
     truncate_deltas,
 )
 from scrubcheck.checks.leak import Leak
+from scrubcheck.checks.registry import CheckEntry, Subject, output_checks
 from scrubcheck.chunking import (
     Chunking,
     chunking_by_name,
@@ -46,6 +46,7 @@ from scrubcheck.chunking import (
     seeded_rng,
     tag_spans,
 )
+from scrubcheck.evidence import Evidence
 from scrubcheck.model import Scenario
 from scrubcheck.peers.breaker import PeerGivenUp
 from scrubcheck.results import Outcome, ScenarioResult
@@ -163,7 +164,10 @@ class _ScenarioRun:
         self.collector = FailureCollector(lambda name: replay_command(
             scenario.id, adapter.spec, name, settings.seed, settings.corpus_paths))
         self.outputs: dict[str, str] = {}  # interning: one copy of each distinct output
-        self.judged: dict[str, tuple[Leak | None, Finding | None, Finding | None]] = {}
+        # per distinct output: its first leak and each output check's evidence
+        self.judged: dict[str, tuple[Leak | None, tuple[Evidence | None, ...]]] = {}
+        self.subject = Subject(scenario, self.vocabulary, None)
+        self.output_checks: tuple[CheckEntry, ...] = ()
         self.checks = 0
         self.chunkings_run = 0
         # A token-aligned scrubber never sees a tag split across deltas (Adapter.token_aligned).
@@ -187,7 +191,7 @@ class _ScenarioRun:
                 return True
         return False
 
-    def report(self, name: str, deltas: int, finding: Finding | None) -> None:
+    def report(self, name: str, deltas: int, finding: Evidence | None) -> None:
         self.collector.add(name, deltas, finding)
 
     def report_robustness(self, name: str, trace: Trace) -> None:
@@ -233,6 +237,8 @@ class _ScenarioRun:
         if reference.problem:
             result.notes.append(reference.problem + "; no lag data")
         ws_cuts = self.ws_cuts(reference.output, reference.cuts, result)
+        self.subject = Subject(self.scenario, self.vocabulary, ws_cuts)
+        self.output_checks = output_checks(self.subject)
         detector = LeakDetector(self.scenario.reasoning, self.scenario.text)
 
         runs: list[StreamOutput] = []
@@ -246,7 +252,7 @@ class _ScenarioRun:
                 continue
             self.progress(name)
             trace = self.joined.run(chunking.deltas)  # a batch one: once per distinct text
-            self.judge(chunking, trace, detector, ws_cuts)
+            self.judge(chunking, trace, detector)
             runs.append(StreamOutput(name, len(chunking.deltas), trace.ok,
                                      self.intern(trace.output)))
             if name == "char":
@@ -265,12 +271,12 @@ class _ScenarioRun:
         self.reuse(poisons, runs)
         if char_trace is not None or held:
             self.checks += 1
-            result.holdback, finding = measure_holdback(
+            result.holdback, lag = measure_holdback(
                 self.adapter.streams, char_trace, reference.char_ends, held,
                 self.vocabulary.max_len,
             )
             if char_trace is not None:
-                self.report("char", len(char_trace.deltas), finding)
+                self.report("char", len(char_trace.deltas), lag)
         self.conclude(result)
 
     def plan(
@@ -320,36 +326,32 @@ class _ScenarioRun:
         )
         return None
 
-    def judge(
-        self, chunking: Chunking, trace: Trace, detector: LeakDetector, cuts: list[int] | None
-    ) -> None:
+    def judge(self, chunking: Chunking, trace: Trace, detector: LeakDetector) -> None:
         name, count = chunking.name, len(chunking.deltas)
         self.chunkings_run += 1
         self.checks += 1
         self.report_robustness(name, trace)
         if detector:
             self.checks += 1  # a leak before an exception is still a leak
-            leak = (self.judge_output(trace.output, detector, cuts)[0] if trace.ok
+            leak = (self.judge_output(trace.output, detector)[0] if trace.ok
                     else detector.first_leak(trace.output))
             self.report(name, count, leak_finding(trace, leak))
         if not trace.ok:
             return
-        _, tag, expected = self.judge_output(trace.output, detector, cuts)
-        self.checks += 1
-        self.report(name, count, tag)
-        if self.scenario.expected_outputs is not None:
+        _, findings = self.judge_output(trace.output, detector)
+        for finding in findings:  # one per output check (checks.registry)
             self.checks += 1
-            self.report(name, count, expected)
+            self.report(name, count, finding)
 
     def judge_output(
-        self, output: str, detector: LeakDetector, cuts: list[int] | None
-    ) -> tuple[Leak | None, Finding | None, Finding | None]:
-        """Leak, tag and expected verdicts of one finished output, computed once."""
+        self, output: str, detector: LeakDetector
+    ) -> tuple[Leak | None, tuple[Evidence | None, ...]]:
+        """The first leak and each output check's evidence of one finished output,
+        computed once."""
         if output not in self.judged:
             self.judged[self.intern(output)] = (
                 detector.first_leak(output) if detector else None,
-                check_tags(output, self.vocabulary),
-                check_expected(self.scenario, output, cuts),
+                tuple(entry.judge(self.subject, output) for entry in self.output_checks),
             )
         return self.judged[output]
 
@@ -364,7 +366,7 @@ class _ScenarioRun:
             trace, finding = check_idempotence(self.adapter, self.context, output)
             for robust in (check_exception(trace), check_types(trace)):
                 if robust is not None:
-                    robust.detail = "re-scrubbing the output: " + robust.detail
+                    robust = robust.amended(prefix="re-scrubbing the output: ")
                 self.report(run.name, run.deltas, robust)
             self.stop_if_hopeless(run.name, trace)
             self.report(run.name, run.deltas, finding)
@@ -373,7 +375,7 @@ class _ScenarioRun:
         self, cuts: list[int], detector: LeakDetector, result: ScenarioResult
     ) -> list[int]:
         held = []
-        clean = tuple(output for output, (leak, _, _) in self.judged.items() if leak is None)
+        clean = tuple(output for output, (leak, _) in self.judged.items() if leak is None)
         unsupported: dict[str, int] = {}
         truncated, text = self.context.truncated(), self.scenario.text
         for cut in ahead(self.adapter, truncated, cuts, self.truncated_deltas):
@@ -429,7 +431,7 @@ class _ScenarioRun:
         result.failures = failures
         result.chunkings_run = self.chunkings_run
         result.checks_run = self.checks
-        errors = [f for f in failures if f.check == "exception"]
+        errors = [f for f in failures if f.check == Check.EXCEPTION]
         if errors:
             result.outcome = Outcome.ERROR
             result.reason = f"the scrubber raised under {errors[0].chunking}: {errors[0].detail}"

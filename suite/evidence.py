@@ -1,0 +1,62 @@
+"""The one record of a rule broken, with its evidence: what every tool reports.
+
+A check returns one (`scrubcheck.checks`), the runner completes it with the
+chunking, the deltas and the replay command (`runner.collect`), the hunt and
+the fuzzer name the property that showed it, and the reports, the matrix and
+`scrubcheck diff` read it back from report.json. It is frozen: whoever adds to
+it makes a new one with `dataclasses.replace` (`amended`), so a record handed
+on can never change under its reader.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, replace
+from typing import Any
+
+from scrubcheck.spec import RULES
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One violated rule: which check (or hunt property) saw it, where, and how to replay it.
+
+    The field order is report.json's (`report_dict`) and the positional order; past
+    `rule`, name the fields. `other_output` exists only for the hunt's differential
+    property and is never written to report.json.
+    """
+
+    check: str  # a `checks.names.Check`, or a hunt property (`hunt.violation.PROPERTIES`)
+    rule: str  # SPEC rule id violated
+    level: str = ""  # MUST or SHOULD; empty: the rule's own level (SPEC section 11 may differ)
+    chunking: str = ""  # e.g. recorded, whole, char, split@12, fixed-3, tags, random-4
+    deltas: tuple[str, ...] = ()  # the stream that shows it (what a scenario records)
+    detail: str = ""
+    expected: str | None = None
+    got: str | None = None
+    step: int | None = None  # index of the feed() after which it showed (None: at flush)
+    replay: str = ""
+    similar: int = 0  # further chunkings that failed the same check and rule (not listed)
+    other_output: str | None = None  # the --against scrubber's output (hunt, differential)
+
+    def __post_init__(self) -> None:
+        if not self.level:
+            object.__setattr__(self, "level", RULES[self.rule].level)
+        if not isinstance(self.deltas, tuple):  # report.json gives lists
+            object.__setattr__(self, "deltas", tuple(self.deltas))
+
+    @property
+    def signature(self) -> tuple[str, str]:
+        """What makes two records the same failure: the check (or property) and the rule."""
+        return self.check, self.rule
+
+    def amended(self, *, prefix: str = "", suffix: str = "", **changes: Any) -> Evidence:
+        """A copy with `changes`, its detail wrapped in `prefix` and `suffix`."""
+        return replace(self, detail=prefix + changes.pop("detail", self.detail) + suffix,
+                       **changes)
+
+    def report_dict(self) -> dict[str, Any]:
+        """The record as report.json stores a failure (without `other_output`)."""
+        data = asdict(self)
+        del data["other_output"]
+        data["deltas"] = list(self.deltas)
+        return data
