@@ -12,6 +12,20 @@ properties, not Hypothesis) starts quickly.
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # what the lazy names below are, for the type checker (kept in step)
+    from scrubcheck.hunt.case import Case, build_case  # noqa: F401
+    from scrubcheck.hunt.engine import HuntResult, HuntSettings, cases, hunt  # noqa: F401
+    from scrubcheck.hunt.finding import Finding  # noqa: F401
+    from scrubcheck.hunt.fuzzing import FuzzResult, FuzzSettings, fuzz  # noqa: F401
+    from scrubcheck.hunt.properties import first_violation, violations  # noqa: F401
+    from scrubcheck.hunt.scenario import (  # noqa: F401
+        finding_scenario,
+        finding_yaml,
+        findings_file,
+    )
+    from scrubcheck.hunt.violation import PROPERTIES, PropertyFailure, Violation  # noqa: F401
 
 _EXPORTS = {
     "Case": "case", "build_case": "case",

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
@@ -83,7 +83,13 @@ def cases(profile: Profile, soup: bool = True) -> st.SearchStrategy[Case]:
     def _cases(draw: st.DrawFn) -> Case | None:
         return build_case(DrawChooser(draw), profile, soup=soup)
 
-    return _cases().filter(lambda c: c is not None)
+    return _cases().filter(lambda c: c is not None).map(_present)
+
+
+def _present(case: Case | None) -> Case:
+    """A case the filter let through: never None (map only tells the type checker)."""
+    assert case is not None
+    return case
 
 
 class _Hunt:
@@ -217,7 +223,7 @@ class _Hunt:
         return count
 
 
-def _property_failures(exc: BaseException):  # type: ignore[no-untyped-def]
+def _property_failures(exc: BaseException) -> Iterator[PropertyFailure]:
     """Every PropertyFailure in `exc`, looking inside exception groups (Hypothesis
     reports several distinct failures, or a flaky one, as a group)."""
     if isinstance(exc, PropertyFailure):

@@ -195,7 +195,7 @@ class _Fuzz:
         others = self.target.known - {signature}
         seconds = min(self.options.shrink_seconds,
                       max(1.0, self.deadline + 10 - time.monotonic()))
-        best: dict[str, object] = {"case": case, "violation": violation}
+        best = [(case, violation)]  # the smallest failing case so far, and its violation
 
         def fails(candidate: Case | None) -> bool:
             if candidate is None:
@@ -203,7 +203,7 @@ class _Fuzz:
             found = self.check(candidate, others)
             if found is None or found.signature != signature:
                 return False
-            best["case"], best["violation"] = candidate, found
+            best[0] = candidate, found
             return True
 
         if choices is not None:
@@ -212,7 +212,7 @@ class _Fuzz:
                                                                soup=False)), seconds)
         else:
             shrink_deltas(case.deltas, lambda d: fails(_soup_case(case, d)), seconds)
-        return best["case"], best["violation"]  # type: ignore[return-value]
+        return best[0]
 
     def check(self, case: Case, known: set[tuple[str, str]]) -> Violation | None:
         return self.sandbox.check(case, known, self.options.timeout)
@@ -247,9 +247,9 @@ class _Fuzz:
         self.work.mkdir(parents=True, exist_ok=True)
         if self.options.inputs:
             for path in self.options.inputs:
-                pending = self.triage(Path(path))
-                if pending is not None:
-                    self.finish(pending)
+                triaged = self.triage(Path(path))
+                if triaged is not None:
+                    self.finish(triaged)
             self.result.seconds = round(self.elapsed(), 2)
             return self.result
         for sub in ("corpus", "crashes"):

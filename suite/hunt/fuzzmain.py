@@ -20,6 +20,7 @@ import argparse
 import io
 import sys
 from pathlib import Path
+from typing import TextIO
 
 PRINTED_LIMIT = 1 << 20
 
@@ -47,14 +48,14 @@ def instrument(prefixes: tuple[str, ...]) -> int:
     import gc
     import types
 
-    import atheris
+    from atheris.instrument_bytecode import instrument_func
 
     count = 0
     for obj in gc.get_objects():
         module = getattr(obj, "__module__", None) if isinstance(obj, types.FunctionType) else None
         if module and prefixes and module.startswith(prefixes):
             try:
-                atheris.instrument_func(obj)
+                instrument_func(obj)
                 count += 1
             except Exception:  # noqa: BLE001 - an uninstrumentable function stays as it is
                 pass
@@ -76,7 +77,7 @@ def read_known(path: str | None) -> set[tuple[str, str]]:
 class CappedText(io.TextIOBase):
     """A text stream that passes the first `limit` characters on, then drops the rest."""
 
-    def __init__(self, inner: io.TextIOBase, limit: int = PRINTED_LIMIT) -> None:
+    def __init__(self, inner: TextIO, limit: int = PRINTED_LIMIT) -> None:
         self.inner, self.left = inner, limit
 
     def writable(self) -> bool:
@@ -117,8 +118,8 @@ def main(argv: list[str] | None = None) -> None:
 
     instrument(instrumented_modules(args.scrubber))
 
-    log = CappedText(sys.stderr)  # type: ignore[arg-type]
-    sys.stdout = sys.stderr = log  # type: ignore[assignment]
+    log = CappedText(sys.stderr)
+    sys.stdout = sys.stderr = log
     collect = Path(args.collect) if args.collect else None
     target = FuzzTarget(adapter, against, read_known(args.known), collect=collect)
     atheris.Setup([sys.argv[0], *libfuzzer], target)

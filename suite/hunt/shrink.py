@@ -9,7 +9,7 @@ fuzzer's findings come in as bytes, so they get this small greedy shrinker.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from scrubcheck.deadline import Deadline
 
@@ -64,7 +64,7 @@ def shrink_deltas(deltas: tuple[str, ...], fails: Callable[[tuple[str, ...]], bo
     return best
 
 
-def _delta_steps(deltas: tuple[str, ...]):  # type: ignore[no-untyped-def]
+def _delta_steps(deltas: tuple[str, ...]) -> Iterator[tuple[str, ...]]:
     for i in range(len(deltas)):  # drop a delta
         yield deltas[:i] + deltas[i + 1:]
     for i in range(len(deltas) - 1):  # merge two neighbours
