@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from scrubcheck.matrix.verdicts import ERROR, FAIL, LEAK, SHOULD, verdict
 from scrubcheck.reports.analysis import reproductions
-from scrubcheck.results import RunResult, ScenarioResult
+from scrubcheck.results import RunResult, ScenarioResult, Verdict
 
 FAILING = (LEAK, FAIL, SHOULD, ERROR)
 
@@ -47,7 +47,7 @@ class FailureClass:
 def failure_classes(run: RunResult) -> list[FailureClass]:
     """The run's failure classes, most scenarios first (leaks before others on ties)."""
     families = _families(run.results)
-    groups: dict[tuple[str, str, str, str], list[ScenarioResult]] = defaultdict(list)
+    groups: dict[tuple[Verdict, str, str, str], list[ScenarioResult]] = defaultdict(list)
     for result in run.results:
         judged = verdict(result)
         if judged not in FAILING:
@@ -60,7 +60,7 @@ def failure_classes(run: RunResult) -> list[FailureClass]:
         size, example, command = min(_example(r) for r in members)
         classes.append(FailureClass(judged, rules, area, family, len(members), example,
                                     size if size < 10**9 - 1 else 0, command))
-    order = {v: i for i, v in enumerate(FAILING)}
+    order: dict[str, int] = {v: i for i, v in enumerate(FAILING)}
     return sorted(classes, key=lambda c: (-c.scenarios, order[c.verdict], c.area, c.family,
                                           c.rules))
 

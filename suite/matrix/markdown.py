@@ -19,8 +19,9 @@ from scrubcheck.reports.mdtext import cell, code_span
 
 PRUNED_SHOWN = 120
 FULL_REPORTS = "reports/peers/"
-LETTER = {PASS: "✓", LEAK: "⚠", FAIL: "✗", SHOULD: "s", ERROR: "E", UNSUPPORTED: "·",
-          SKIPPED: "·"}
+#: by a verdict's word, as the runs and matrix.json spell it (Verdict members are those words)
+LETTER: dict[str, str] = {PASS: "✓", LEAK: "⚠", FAIL: "✗", SHOULD: "s", ERROR: "E",
+                          UNSUPPORTED: "·", SKIPPED: "·"}
 
 
 def _table(headers: list[str], rows: list[list[str]]) -> list[str]:
