@@ -23,6 +23,7 @@ import importlib
 import io
 import os
 import sys
+from importlib.metadata import PackageNotFoundError, version
 
 COMMAND_MODULES = (
     "run", "show", "lint", "coverage", "peers", "matrix", "diff", "hunt", "fuzz", "gateway",
@@ -35,6 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="scrubcheck",
         description="Conformance suite and fuzzing harness for LLM reasoning scrubbers.",
     )
+    parser.add_argument("--version", action="version", version=f"scrubcheck {_version()}",
+                        help="print the installed scrubcheck's version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module_name in COMMAND_MODULES:
         try:
@@ -47,6 +50,14 @@ def build_parser() -> argparse.ArgumentParser:
         module.add_arguments(command)
         command.set_defaults(handler=module.run)
     return parser
+
+
+def _version() -> str:
+    """The version of the installed distribution (what `pip show scrubcheck` says)."""
+    try:
+        return version("scrubcheck")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown (not installed)"
 
 
 EXIT_BROKEN_PIPE = 128 + 13  # SIGPIPE

@@ -17,8 +17,8 @@ class OptionNames:
 
     timeout: str = "--timeout"  # the wall-clock seconds per scenario
     memory_limit: str = "--memory-limit"  # the memory each worker may allocate
-    skip_linear: str = "--no-linear-check"  # what leaves out the linear-time check
+    skip_linear: str = "--no-linear"  # what leaves out the linear-time check
 
 
-#: `scrubcheck run`, `show` and `matrix`.
+#: Every `scrubcheck` command (the names of `scrubcheck.commands.options`).
 COMMAND_LINE = OptionNames()

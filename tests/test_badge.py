@@ -104,8 +104,8 @@ def test_write_reports_puts_the_badge_beside_the_reports(tmp_path):
 
 
 def test_every_run_with_reports_writes_the_badge(tmp_path, capsys):
-    code = main(["run", "--id", "blocks-at-line-*", "--jobs", "1", "--no-linear-check",
-                 "--random-chunkings", "1", "--no-progress", "--report-dir", str(tmp_path)])
+    code = main(["run", "--id", "blocks-at-line-*", "--jobs", "1", "--no-linear",
+                 "--random-chunkings", "1", "--no-progress", "--out", str(tmp_path)])
     assert code == 0
     badge = json.loads((tmp_path / "badge.json").read_text(encoding="utf-8"))
     jsonschema.validate(badge, ENDPOINT_SCHEMA)

@@ -65,8 +65,8 @@ def test_run_into_a_closed_pipe_still_writes_its_reports_and_verdict(tmp_path):
     code, err = _with_closed_stdout([
         *SCRUBCHECK, "run", "--scrubber",
         "scrubcheck.scrubbers.broken.passthrough:PassthroughScrubber",
-        "--id", "blocks-in-list-items", "--no-linear-check", "--jobs", "1", "--no-progress",
-        "--report-dir", str(tmp_path)])
+        "--id", "blocks-in-list-items", "--no-linear", "--jobs", "1", "--no-progress",
+        "--out", str(tmp_path)])
     assert "Traceback" not in err and "BrokenPipe" not in err, err
     assert code == 1  # the run's own verdict: passthrough leaks
     report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))

@@ -19,7 +19,7 @@ from scrubcheck.results import Outcome, RunResult
 from scrubcheck.runner import RunSettings, run_corpus
 from scrubcheck.scrubbers.broken import BROKEN
 
-QUICK = ["--no-progress", "--no-linear-check", "--jobs", "2"]
+QUICK = ["--no-progress", "--no-linear", "--jobs", "2"]
 COUNTS = re.compile(r"([\d,]+) scenarios? × ([\d,]+) chunkings? × ([\d,]+) checks? run")
 
 
@@ -113,7 +113,7 @@ def test_level_should_counts_should_failures(capsys):
 
 
 def test_report_dir_gets_reports_and_the_json_reads_back(capsys, tmp_path):
-    code, out, _ = cli(capsys, "run", "--area", "whitespace", "--report-dir", str(tmp_path),
+    code, out, _ = cli(capsys, "run", "--area", "whitespace", "--out", str(tmp_path),
                        *QUICK)
     assert code == 0
     written = sorted(p.name for p in tmp_path.iterdir())
@@ -263,7 +263,7 @@ def test_hermes_streaming_scrubber_leak_is_reported(tmp_path):
 @pytest.mark.slow
 def test_full_reference_run_over_the_real_corpus(tmp_path):
     command = [str(Path(sys.executable).with_name("scrubcheck")), "run", "--no-progress",
-               "--report-dir", str(tmp_path)]
+               "--out", str(tmp_path)]
     finished = subprocess.run(command, capture_output=True, text=True, timeout=1800)
     assert finished.returncode == 0, finished.stdout[-3000:] + finished.stderr[-3000:]
     match = COUNTS.search(finished.stdout)

@@ -128,10 +128,10 @@ def _verdicts(report: dict) -> list[dict]:
 
 def test_a_selection_on_the_cluster_equals_a_local_run(cluster, tmp_path, capsys):
     # (the linear-time check on the cluster, in shard 1 only, is in the matrix test below)
-    common = ["run", *SELECTION, "--no-linear-check"]
-    code_local = main([*common, "--report-dir", str(tmp_path / "local")])
+    common = ["run", *SELECTION, "--no-linear"]
+    code_local = main([*common, "--out", str(tmp_path / "local")])
     code = main([*common, "--dask", cluster.address, "--dask-shards", "3",
-                 "--report-dir", str(tmp_path / "dask")])
+                 "--out", str(tmp_path / "dask")])
     out = capsys.readouterr().out
     assert code == code_local == 0, cluster.log()
     assert "in 3 shards on 2 workers" in out
@@ -160,7 +160,7 @@ def test_a_worker_without_the_peer_is_named_before_anything_runs(cluster, tmp_pa
         version = "1.0.0"
     """), encoding="utf-8")
     code = main(["run", "--scrubber", f"peer:{folder / 'peer.toml'}", *SELECTION,
-                 "--dask", cluster.address, "--report-dir", str(tmp_path / "out")])
+                 "--dask", cluster.address, "--out", str(tmp_path / "out")])
     err = capsys.readouterr().err
     assert code == 2
     for address in cluster.worker_pids:
@@ -212,8 +212,8 @@ def test_a_killed_worker_loses_nothing_and_counts_nothing_twice(cluster, tmp_pat
     slow.write_text(SLOW, encoding="utf-8")
     # the local run to compare with is the reference's: Slow only sleeps (and is not slow
     # to run here); its results name no scrubber, so they must be equal field for field
-    common = ["run", *SELECTION, "--no-linear-check"]
-    assert main([*common, "--report-dir", str(tmp_path / "local")]) == 0
+    common = ["run", *SELECTION, "--no-linear"]
+    assert main([*common, "--out", str(tmp_path / "local")]) == 0
     local = _report(tmp_path / "local")
     common = [*common, "--scrubber", f"{slow}:Slow"]
 
@@ -245,7 +245,7 @@ def test_a_killed_worker_loses_nothing_and_counts_nothing_twice(cluster, tmp_pat
     killer.start()
     started = time.monotonic()
     code = main([*common, "--dask", cluster.address, "--dask-shards", "4",
-                 "--report-dir", str(tmp_path / "dask")])
+                 "--out", str(tmp_path / "dask")])
     killer.join(timeout=30)
     capsys.readouterr()
     assert killed.get("task"), "the worker was never seen with a shard in flight:\n" \

@@ -103,7 +103,7 @@ def test_a_crash_input_becomes_a_shrunk_lintable_scenario(tmp_path):
     crash.write_bytes(encode_soup(["Sure.", " <think>", "x</think> done <THINK>y", "</THINK>"],
                                   Context()))
     code = run_command(["--scrubber", BROKEN["stateless"], "--input", str(crash),
-                        "--save", str(tmp_path / "found"), "--work-dir", str(tmp_path / "w")])
+                        "--out", str(tmp_path / "found"), "--work-dir", str(tmp_path / "w")])
     assert code == 1
     corpus = load_corpus([tmp_path / "found"])
     assert corpus.errors == [] and len(corpus.scenarios) == 1

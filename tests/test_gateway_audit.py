@@ -294,13 +294,13 @@ def test_a_wrong_key_exits_2_and_the_key_is_written_nowhere(upstream, capsys, tm
     monkeypatch.setenv("AUDIT_TEST_KEY", SECRET[::-1])
     with gateway(gw.CheckKey(SECRET), upstream) as server:
         code, out, err, port = cli_audit(capsys, server.url, "--key-env", "AUDIT_TEST_KEY",
-                                         "--report-dir", str(tmp_path / "wrong"))
+                                         "--out", str(tmp_path / "wrong"))
         assert code == 2, (out, err)
         assert "refuses the request with the key from AUDIT_TEST_KEY" in out
         assert "HTTP 401" in out and "[redacted]" in out
         monkeypatch.setenv("AUDIT_TEST_KEY", SECRET)
         code, out2, err2, _ = cli_audit(capsys, server.url, "--key-env", "AUDIT_TEST_KEY",
-                                        "--report-dir", str(tmp_path / "right"))
+                                        "--out", str(tmp_path / "right"))
         assert code == 0, (out2, err2)
     assert closed(port)
     written = "".join(p.read_text("utf-8") for p in tmp_path.rglob("*") if p.is_file())
@@ -314,7 +314,7 @@ def test_an_upstream_the_user_runs_is_checked_and_used(upstream, capsys, tmp_pat
     (or lacks the scenarios) is refused before anything is sent through the gateway."""
     with gateway(gw.Behaviour(), upstream) as server:
         code, out, err, port = cli_audit(capsys, server.url, "--upstream-url", upstream.url,
-                                         "--report-dir", str(tmp_path))
+                                         "--out", str(tmp_path))
         assert code == 0, (out, err)
         assert closed(port)  # nothing was started on --upstream-port
         data = json.loads((tmp_path / "audit.json").read_text("utf-8"))

@@ -35,7 +35,7 @@ BIN = Path(sys.executable).parent  # python3, scrubcheck, jactionlint and shellc
 PASSTHROUGH = "scrubcheck.scrubbers.broken.passthrough:PassthroughScrubber"
 #: Two scenarios, one chunking family short: a run takes a few seconds.
 TINY = {"ids": "blocks-at-line-*", "jobs": "1",
-        "args": "--no-linear-check --random-chunkings 1"}
+        "args": "--no-linear --random-chunkings 1"}
 
 # -- the metadata syntax --------------------------------------------------------------------
 # Written from GitHub's "Metadata syntax reference" for composite actions:
@@ -361,9 +361,9 @@ def test_filters_and_args_reach_scrubcheck_unexpanded(tmp_path):
                                 "report-dir": "out dir", **TINY})
     assert run.failed is None, run.log
     assert _command(run) == (
-        "scrubcheck run --scrubber reference --level must --report-dir out dir --no-progress "
+        "scrubcheck run --scrubber reference --level must --out out dir --no-progress "
         "--jobs 1 --seed 7 --area blocks --area code --rule R-BLOCK-* --id blocks-at-line-* "
-        "--no-linear-check --random-chunkings 1")
+        "--no-linear --random-chunkings 1")
     assert (tmp_path / "out dir/report.json").is_file() and run.summary == ""
     assert run.output("total") == "2" and run.output("report-dir") == "out dir"
 
@@ -391,7 +391,7 @@ def test_merge_mode_merges_the_shard_reports(tmp_path, baseline):
     run = run_action(tmp_path, {"merge": "shards/*/report.json",
                                 "baseline": str(baseline)})
     assert _command(run) == ("scrubcheck merge shards/shard-1/report.json "
-                             "shards/shard-2/report.json --report-dir scrubcheck-report")
+                             "shards/shard-2/report.json --out scrubcheck-report")
     if run.output("exit-code") == "2":  # no merge command, or a refusal: the gate says so
         assert (run.failed, run.exit_code) == ("Gate", 2)
         assert "::error title=scrubcheck::scrubcheck exited 2" in run.log

@@ -29,7 +29,7 @@ WALL_S = 60.0             # each command took under a second (killed and failed 
 # command name -> the arguments that make it read the corpus at PATH
 COMMANDS: dict[str, Callable[[str], list[str]]] = {
     "lint": lambda path: ["lint", path],
-    "run": lambda path: ["run", "--corpus", path, "--no-linear-check", "--jobs", "1",
+    "run": lambda path: ["run", "--corpus", path, "--no-linear", "--jobs", "1",
                          "--scrubber", "reference", "--no-progress"],
     "show": lambda path: ["show", "mixed-good", "--corpus", path],
     "coverage": lambda path: ["coverage", path],

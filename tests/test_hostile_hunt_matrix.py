@@ -68,7 +68,7 @@ def hunt(name: str, where: Path) -> tuple[Finished, Path]:
     (killed there): how it ended, and where it saved its findings."""
     argv = ["hunt", "--scrubber", f"{HOSTILE}:{name}", "--time", "60", "--max-examples",
             str(MAX_EXAMPLES), "--timeout", f"{TIMEOUT:g}", "--seed", "1", "--database",
-            "memory", "--memory-limit", MEMORY, "--save", str(where / "found")]
+            "memory", "--memory-limit", MEMORY, "--out", str(where / "found")]
     return bounded.scrubcheck(*argv, bound_s=HUNT_BOUND, cwd=where, must_finish=False), \
         where / "found"
 

@@ -147,7 +147,7 @@ def test_every_entry_point_refuses_a_module_that_crashes_at_import(argv, tmp_pat
 def test_what_a_working_module_prints_at_import_stays_off_the_console(tmp_path):
     """A module that prints 40,000 lines (escape codes, stderr, C's printf) while it is
     imported, then works: the run goes on, and none of it reaches the console."""
-    done = _judged(bounded.run(run_command("import_chatty", "--no-linear-check"),
+    done = _judged(bounded.run(run_command("import_chatty", "--no-linear"),
                                bound_s=QUICK_BOUND))
     assert done.code == 0, done.text[-3000:]
     assert "chatty import" not in done.text and "result: OK at level must (exit 0)" in done.out

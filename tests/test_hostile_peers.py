@@ -261,7 +261,7 @@ def test_run_gives_up_on_a_hostile_peer_in_bounded_time(name, tmp_path):
     kind, says, bound = RUN_EXPECTED[name]
     cache = tmp_path / "cache"
     done = scrubcheck(["run", "--scrubber", spec(name), "--area", "blocks", "--jobs", "2",
-                       "--timeout", f"{TIMEOUT:g}", "--no-progress", "--report-dir",
+                       "--timeout", f"{TIMEOUT:g}", "--no-progress", "--out",
                        str(tmp_path / "report")], bound, ROOT, cache)
     print(f"run {name}: {done.seconds:.1f} s (bound {bound:g} s)")
     assert done.code == 1, done.err[-3000:]

@@ -43,7 +43,7 @@ def hostile_run(name: str, tmp_path: Path, timeout: float, *extra: str, ids=IDS)
     """`scrubcheck run` on `ids` with a fixture (killed and failed past its bound); how it
     ended, report.json and the bound."""
     argv = ["run", "--scrubber", spec(name) if ":" not in name else name,
-            "--jobs", str(JOBS), "--timeout", str(timeout), "--report-dir", str(tmp_path),
+            "--jobs", str(JOBS), "--timeout", str(timeout), "--out", str(tmp_path),
             *extra]
     for scenario_id in ids:
         argv += ["--id", scenario_id]
@@ -181,7 +181,7 @@ def test_ctrl_c_stops_the_run_reports_what_finished_and_exits_130(tmp_path):
     hanging = [s.id for s in scenarios[first + 1:]
                if s.context == Context() and "<think>" in s.text][:3]
     argv = ["run", "--scrubber", spec("Sleeps"), "--jobs", "2", "--timeout", "60",
-            "--no-linear-check", "--report-dir", str(tmp_path), "--id", quick]
+            "--no-linear", "--out", str(tmp_path), "--id", quick]
     for scenario_id in hanging:  # after `quick` in the corpus, so it finishes first
         argv += ["--id", scenario_id]
     # Ctrl-C (the whole group, as a terminal sends it) at the first progress line: stderr
@@ -204,7 +204,7 @@ def test_ctrl_c_stops_the_run_reports_what_finished_and_exits_130(tmp_path):
 
 
 def test_progress_lines_go_to_a_log_that_is_not_a_terminal():
-    argv = ("run", "--jobs", "2", "--no-linear-check", "--id", IDS[0], "--id", IDS[1])
+    argv = ("run", "--jobs", "2", "--no-linear", "--id", IDS[0], "--id", IDS[1])
     finished = scrubcheck(*argv, bound_s=SLACK_S)
     assert finished.code == 0, finished.text
     lines = [line for line in finished.err.splitlines() if line.startswith("scrubcheck: ")]

@@ -229,7 +229,7 @@ def test_yaml_strings_read_back_exactly(text):
 def test_hunt_command_prints_and_saves_findings(tmp_path, capsys):
     code = command(hunt_command, ["--scrubber", BROKEN["prefill_ignored"], "--time", "2",
                                   "--seed", "1", "--database", "memory", "--no-linear",
-                                  "--save", str(tmp_path)])
+                                  "--out", str(tmp_path)])
     out = capsys.readouterr().out
     assert code == 1
     assert "R-LEAK-1 (no-leak)" in out and "- id: hunt-leak-1-" in out

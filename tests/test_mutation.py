@@ -298,7 +298,7 @@ def test_list_prints_the_sample_and_usage_errors_exit_2(capsys):
 def test_a_run_on_a_selection_writes_the_report_it_is_asked_for(capsys, tmp_path):
     report = tmp_path / "mutation.md"
     code, out, err = _cli(capsys, "--sample", "2", "--seed", "4", "--id", FOUR_SPACES[0],
-                          "--jobs", "1", "--report", str(report))
+                          "--jobs", "1", "--out", str(report))
     assert code in (0, 1), err
     assert "baseline: passed" in out and "[2/2]" in out
     assert report.read_text().startswith("# Mutation testing of the reference scrubber")

@@ -289,7 +289,7 @@ def test_advice_in_failures_names_the_plugins_options(project) -> None:
     text = result.stdout.str()
     assert "not measured" in text and "0.5 s wall-clock budget (--scrubcheck-timeout)" in text
     assert 'raise --scrubcheck-timeout or pass -k "not linear-time"' in text
-    assert "--timeout" not in text and "--no-linear-check" not in text
+    assert "--timeout" not in text and "--no-linear" not in text
 
 
 @pytest.mark.parametrize(("option", "value", "message"), [

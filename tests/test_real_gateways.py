@@ -470,7 +470,7 @@ def test_gateway_audit_starts_litellm_audits_it_and_stops_it(tmp_path, capsys):
     before = gateway_pids(manifest)
     code = main(["gateway", "audit", "--gateway-name", "litellm-proxy:plain", "--id", TWO_BLOCKS,
                  "--id", SPLIT_CLOSE, "--id", "inline-finish-null-not-recovered",
-                 "--upstream-port", "0", "--no-progress", "--report-dir", str(tmp_path)])
+                 "--upstream-port", "0", "--no-progress", "--out", str(tmp_path)])
     out = capsys.readouterr().out
     assert code == 1, out
     report = json.loads((tmp_path / "litellm-proxy-plain.json").read_text(encoding="utf-8"))
@@ -501,7 +501,7 @@ def test_gateway_audit_of_portkey_errs_on_every_stream(tmp_path, capsys):
         pytest.skip(f"gateway portkey is not installed ({manifest.install_command})")
     before = gateway_pids(manifest)
     code = main(["gateway", "audit", "--gateway-name", "portkey", "--id", TWO_BLOCKS,
-                 "--upstream-port", "0", "--no-progress", "--report-dir", str(tmp_path)])
+                 "--upstream-port", "0", "--no-progress", "--out", str(tmp_path)])
     capsys.readouterr()
     assert code == 1
     report = json.loads((tmp_path / "portkey-openai.json").read_text(encoding="utf-8"))

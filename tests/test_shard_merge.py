@@ -71,9 +71,11 @@ def test_a_bad_shard_is_a_usage_error(capsys, command, text):
     assert "--shard" in capsys.readouterr().err
 
 
-def test_hunt_shard_needs_a_seed(capsys):
-    code, _, err = cli(capsys, "hunt", "--shard", "1/2", "--max-examples", "1")
-    assert code == 2 and "--seed" in err
+def test_hunt_shard_needs_a_fixed_seed(capsys):
+    """The shards split the search of one seed: `--seed random` would give each its own."""
+    code, _, err = cli(capsys, "hunt", "--shard", "1/2", "--seed", "random", "--max-examples",
+                       "1")
+    assert code == 2 and "--shard needs a fixed --seed" in err
 
 
 # ---------------------------------------------------------------- merge == unsharded
@@ -82,7 +84,7 @@ def _run_shards(capsys, tmp: Path, spec: str, count: int, *extra: str) -> list[P
     for k in range(1, count + 1):
         folder = tmp / f"shard{k}"
         code, out, _ = cli(capsys, "run", "--scrubber", spec, *SELECTION, *FAST, *extra,
-                           "--shard", f"{k}/{count}", "--report-dir", str(folder))
+                           "--shard", f"{k}/{count}", "--out", str(folder))
         assert code in (0, 1), out
         assert f"shard {k}/{count}:" in out
         paths.append(folder / "report.json")
@@ -103,11 +105,11 @@ def _comparable(report: dict) -> dict:
 @pytest.mark.parametrize(("spec", "linear"), [("reference", True),
                                               (BROKEN["stateless"], False)])
 def test_merged_shards_equal_the_unsharded_run(capsys, tmp_path, spec, linear):
-    extra = [] if linear else ["--no-linear-check"]
+    extra = [] if linear else ["--no-linear"]
     shards = _run_shards(capsys, tmp_path, spec, 3, *extra)
     whole_code, _, _ = cli(capsys, "run", "--scrubber", spec, *SELECTION, *FAST, *extra,
-                           "--report-dir", str(tmp_path / "whole"))
-    code, out, err = cli(capsys, "merge", *map(str, shards), "--report-dir",
+                           "--out", str(tmp_path / "whole"))
+    code, out, err = cli(capsys, "merge", *map(str, shards), "--out",
                          str(tmp_path / "merged"))
     assert code == whole_code, err
     assert "merged 3 shards" in out
@@ -135,7 +137,7 @@ def shard_reports(tmp_path_factory):
     paths = []
     for k in (1, 2, 3):
         code = main(["run", "--scrubber", BROKEN["passthrough"], "--area", "blocks", *FAST,
-                     "--no-linear-check", "--shard", f"{k}/3", "--report-dir",
+                     "--no-linear", "--shard", f"{k}/3", "--out",
                      str(tmp / f"s{k}")])
         assert code == 1
         paths.append(tmp / f"s{k}" / "report.json")
@@ -152,7 +154,7 @@ def _edited(path: Path, tmp: Path, name: str, edit) -> Path:  # type: ignore[no-
 
 def test_merge_refuses_a_missing_shard(capsys, shard_reports, tmp_path):
     code, out, err = cli(capsys, "merge", str(shard_reports[0]), str(shard_reports[2]),
-                         "--report-dir", str(tmp_path / "m"))
+                         "--out", str(tmp_path / "m"))
     assert code == 2 and "shard 2/3 missing" in err
     assert not (tmp_path / "m").exists()
 
@@ -223,8 +225,8 @@ def test_an_empty_shard_still_reports_and_merges(capsys, tmp_path):
     paths = []
     for k in range(1, count + 1):
         code, out, _ = cli(capsys, "run", "--id", "blocks-basic", "--id", "unicode-*",
-                           *FAST, "--no-linear-check", "--shard", f"{k}/{count}",
-                           "--report-dir", str(tmp_path / f"s{k}"))
+                           *FAST, "--no-linear", "--shard", f"{k}/{count}",
+                           "--out", str(tmp_path / f"s{k}"))
         assert code == 0, out
         paths.append(str(tmp_path / f"s{k}" / "report.json"))
     sizes = [len(json.loads(Path(p).read_text())["results"]) for p in paths]
@@ -242,7 +244,7 @@ def test_matrix_shards_merge_into_the_unsharded_matrix(capsys, tmp_path):
     code, _, _ = cli(capsys, *common, "--out", str(tmp_path / "whole"))
     assert code == 0
     code, out, err = cli(capsys, "merge", str(tmp_path / "m1" / "matrix.json"),
-                         str(tmp_path / "m2" / "matrix.json"), "--report-dir",
+                         str(tmp_path / "m2" / "matrix.json"), "--out",
                          str(tmp_path / "merged"))
     assert code == 0, err
     whole = json.loads((tmp_path / "whole" / "matrix.json").read_text(encoding="utf-8"))

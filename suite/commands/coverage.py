@@ -14,6 +14,7 @@ from pathlib import Path
 
 from tabulate import tabulate
 
+from scrubcheck.commands.options import add_corpus_option, add_out_option, usage_for
 from scrubcheck.corpus import Corpus, CorpusUnavailable, default_corpus_dir, load_corpus
 from scrubcheck.corpus.coverage import (
     MIN_SCENARIOS,
@@ -27,13 +28,15 @@ from scrubcheck.spec import SPEC_VERSION
 
 NAME = "coverage"
 HELP = "report how many corpus scenarios exercise each SPEC rule, area and feature"
+_usage = usage_for(NAME)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="*", type=Path, metavar="PATH",
                         help="corpus files or directories (default: the shipped corpus)")
-    parser.add_argument("--out", type=Path, metavar="FILE",
-                        help="write the Markdown report here (default: print it)")
+    add_corpus_option(parser)
+    add_out_option(parser, "write the Markdown report here (default: print it)",
+                   metavar="FILE")
 
 
 def render(corpus: Corpus) -> str:
@@ -80,10 +83,9 @@ def render(corpus: Corpus) -> str:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        corpus = load_corpus(list(args.paths) or [default_corpus_dir()])
+        corpus = load_corpus([*args.paths, *(args.corpus or ())] or [default_corpus_dir()])
     except CorpusUnavailable as exc:
-        print(f"scrubcheck coverage: {exc}", file=sys.stderr)
-        return 2
+        return _usage(str(exc))
     report = render(corpus)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

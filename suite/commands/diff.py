@@ -12,6 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from scrubcheck.commands.options import usage_error
 from scrubcheck.matrix.rundiff import NotARun, diff_runs, load_verdicts, render_diff
 
 NAME = "diff"
@@ -31,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
         except NotARun as exc:
             refused.append(str(exc))
     for message in refused:
-        print(f"scrubcheck diff: {message}", file=sys.stderr)
+        usage_error(NAME, message)
     if refused:
         return 2
     old, new = runs

@@ -2,7 +2,7 @@
 
 Saved crash inputs are replayed first; then `--jobs` fuzzing processes run for
 `--time` seconds. Each distinct failure is shrunk and printed as a minimal
-corpus scenario (`--save DIR` writes them). The same fuzz target runs on
+corpus scenario (`--out DIR` writes them). The same fuzz target runs on
 OSS-Fuzz / ClusterFuzzLite: see fuzz/README.md. Exit 0 when nothing fails at
 `--level`, 1 on findings, 2 on usage errors (atheris missing included).
 """
@@ -14,7 +14,19 @@ import sys
 from pathlib import Path
 
 from scrubcheck.adapters import AdapterError
-from scrubcheck.commands.options import add_alias, size_argument
+from scrubcheck.commands.options import (
+    add_against_option,
+    add_alias,
+    add_jobs_option,
+    add_level_option,
+    add_memory_limit_option,
+    add_no_linear_option,
+    add_out_option,
+    add_scrubber_option,
+    add_seed_option,
+    add_timeout_option,
+    usage_for,
+)
 from scrubcheck.hunt import Finding
 from scrubcheck.hunt.fuzzing import FuzzSettings, atheris_problem, fuzz
 from scrubcheck.hunt.report import (
@@ -27,22 +39,18 @@ from scrubcheck.hunt.report import (
 
 NAME = "fuzz"
 HELP = "coverage-guided fuzzing with atheris; findings become minimal scenarios"
+_usage = usage_for(NAME)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--scrubber", default="reference", metavar="SPEC",
-                        help="module:attr, path/file.py:attr, a registered name (optionally "
-                             "prefixed batch: or splitter:) or peer:NAME (default: reference)")
-    parser.add_argument("--against", metavar="SPEC",
-                        help="differential mode: also report where the two scrubbers disagree")
+    add_scrubber_option(parser)
+    add_against_option(parser)
     parser.add_argument("--time", type=float, default=60.0, metavar="S",
                         help="seconds to fuzz (default 60)")
-    parser.add_argument("--jobs", type=int, default=1, metavar="N",
-                        help="fuzzing processes in parallel (default 1)")
-    parser.add_argument("--seed", type=int, default=None, metavar="N",
-                        help="libFuzzer seed (default: random)")
-    parser.add_argument("--save", type=Path, metavar="DIR",
-                        help="write each finding to DIR/<id>.yaml for review")
+    add_jobs_option(parser, "fuzzing processes in parallel", default=1)
+    add_seed_option(parser, "libFuzzer's search (each process and run derives its own)",
+                    random_ok=True)
+    add_out_option(parser, "write each finding to DIR/<id>.yaml for review", old=("--save",))
     parser.add_argument("--work-dir", type=Path, metavar="DIR",
                         help="corpus and crash inputs (default: ~/.cache/scrubcheck/fuzz/<spec>)")
     parser.add_argument("--no-replay", action="store_true",
@@ -50,21 +58,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--input", action="append", type=Path, metavar="FILE",
                         help="do not fuzz: turn this crash input (from OSS-Fuzz, say) into a "
                              "scenario (repeatable)")
-    parser.add_argument("--no-linear", action="store_true",
-                        help="skip the linear-time measurement (R-ROBUST-2)")
-    timeout = parser.add_argument(
-        "--timeout", type=float, default=10.0, metavar="S",
-        help="wall-clock seconds one input may take before it is reported as a timeout "
-             "(libFuzzer's -timeout, rounded up to whole seconds; replays and shrinking in "
-             "the parent's sandbox process use it exactly); also the linear-time "
-             "measurement's budget (default 10)")
+    add_no_linear_option(parser)
+    timeout = add_timeout_option(
+        parser, 10.0, "wall-clock seconds one input may take before it is reported as a "
+        "timeout (libFuzzer's -timeout, rounded up to whole seconds; replays and shrinking in "
+        "the parent's sandbox process use it exactly); also the linear-time measurement's "
+        "budget (default 10)")
     add_alias(parser, "--input-timeout", timeout)
-    parser.add_argument("--memory-limit", type=size_argument, metavar="SIZE",
-                        help="memory each fuzzing process (libFuzzer's -rss_limit_mb) and the "
-                             "process replaying its inputs may use, e.g. 512M or 2G (default: "
-                             "4G for libFuzzer, no limit for the replays)")
-    parser.add_argument("--level", choices=("must", "should"), default="must",
-                        help="which findings make the exit code 1 (default: must)")
+    add_memory_limit_option(parser, "each fuzzing process (libFuzzer's -rss_limit_mb) and the "
+                            "process replaying its inputs", "(default: 4G for libFuzzer, no "
+                            "limit for the replays)")
+    add_level_option(parser, "findings")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -96,14 +100,9 @@ def run(args: argparse.Namespace) -> int:
         f"work directory: {result.work_dir}",
         *linear_lines(result.linear),
     ], result.errors)
-    if args.save and result.findings:
-        for path in save_findings(result.findings, args.save):
+    if args.out and result.findings:
+        for path in save_findings(result.findings, args.out):
             print(f"saved: {path}")
     if result.errors and not result.findings:
         return 2
     return exit_code(result.findings, args.level)
-
-
-def _usage(message: str) -> int:
-    print(f"scrubcheck fuzz: {message}", file=sys.stderr)
-    return 2

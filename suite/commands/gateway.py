@@ -6,6 +6,7 @@
     gateway import CAPTURE... [--id ID] [--out FILE]
     gateway serve [--corpus DIR] [--captures FILE] [--port P]
     gateway audit --gateway URL [--key-env VAR] [--route T] [--upstream SHAPE] [filters]
+                  [--out [DIR]]
     gateway audit --gateway-name NAME[:CONFIG] [...]   a gateway scrubcheck installs and starts
 
 Exit codes: record 0, or 1 when a stream failed (the capture is written
@@ -27,11 +28,22 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from scrubcheck.commands.options import add_selection_options, add_shard_option
+from scrubcheck.commands.options import (
+    add_corpus_option,
+    add_jobs_option,
+    add_out_option,
+    add_progress_option,
+    add_scrubber_option,
+    add_selection_options,
+    add_shard_option,
+    add_timeout_option,
+    usage_for,
+)
 from scrubcheck.gateway.capture import Capture, CaptureFileError, write_captures
 
 NAME = "gateway"
 HELP = "record, classify (check), import and replay OpenAI-compatible chat streams"
+_usage = usage_for(NAME)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -57,11 +69,6 @@ def run(args: argparse.Namespace) -> int:
             "audit": _audit}[action](args)
 
 
-def _usage(message: str) -> int:
-    print(f"scrubcheck gateway: {message}", file=sys.stderr)
-    return 2
-
-
 # ------------------------------------------------------------------ record
 def _record_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--base-url", metavar="URL", help="OpenAI-compatible base URL (…/v1)")
@@ -82,12 +89,10 @@ def _record_arguments(p: argparse.ArgumentParser) -> None:
                    help='extra request fields, e.g. \'{"chat_template_kwargs": '
                         '{"enable_thinking": true}}\'')
     p.add_argument("--name", metavar="NAME", help="capture name (default: from the model)")
-    p.add_argument("--timeout", type=float, default=120.0, metavar="S",
-                   help="give up when no data arrives for S seconds (default 120)")
+    add_timeout_option(p, 120.0, "give up when no data arrives for S seconds (default 120)")
     p.add_argument("--from-sse", nargs="+", type=Path, metavar="FILE",
                    help="import saved SSE text (data: lines) instead of recording")
-    p.add_argument("--out", type=Path, metavar="FILE",
-                   help="capture file to write (default: NAME.capture.json)")
+    add_out_option(p, "capture file to write (default: NAME.capture.json)", metavar="FILE")
 
 
 def _prompts(args: argparse.Namespace) -> list[str]:
@@ -171,9 +176,8 @@ def _write_and_report(captures: list[Capture], out: Path) -> int:
 def _check_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("captures", nargs="+", type=Path, metavar="CAPTURE",
                    help="capture files, or saved SSE text")
-    p.add_argument("--scrubber", action="append", metavar="SPEC",
-                   help="scrubber spec as for `scrubcheck run`; repeatable "
-                        "(default: reference); installed peers are added")
+    add_scrubber_option(p, "a scrubber to run on the captures (default: reference; "
+                           "installed peers are added)", repeatable=True)
     p.add_argument("--no-peers", action="store_true", help="do not add installed peers")
 
 
@@ -222,8 +226,7 @@ def _import_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--id", metavar="ID",
                    help="scenario id (default: gw- and the capture name); with several "
                         "captures, -1, -2, … are appended")
-    p.add_argument("--out", type=Path, metavar="FILE",
-                   help="write the YAML here (default: standard output)")
+    add_out_option(p, "write the YAML here (default: standard output)", metavar="FILE")
     p.add_argument("--skip-failed", action="store_true",
                    help="import the complete captures and list the failed ones, instead of "
                         "refusing the whole import")
@@ -278,8 +281,7 @@ def _import(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------- serve
 def _serve_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--corpus", action="append", type=Path, metavar="PATH",
-                   help="corpus file or directory (default: the shipped corpus)")
+    add_corpus_option(p)
     p.add_argument("--captures", action="append", type=Path, metavar="FILE",
                    help="also serve these captures, as model capture:NAME")
     p.add_argument("--host", default="127.0.0.1",
@@ -365,17 +367,15 @@ def _audit_arguments(p: argparse.ArgumentParser) -> None:
                    help="port of the replay server the audit starts on 127.0.0.1, where the "
                         "gateway is configured to send requests (default 8400; 0 picks one)")
     add_selection_options(p)
-    p.add_argument("--jobs", type=int, default=2, metavar="N",
-                   help="requests in flight at once (default 2)")
-    p.add_argument("--timeout", type=float, default=60.0, metavar="S",
-                   help="give up on a request when no data arrives for S seconds (default 60)")
+    add_jobs_option(p, "requests in flight at once", default=2)
+    add_timeout_option(p, 60.0, "give up on a request when no data arrives for S seconds "
+                       "(default 60)")
     p.add_argument("--stream-only", action="store_true",
                    help="skip the non-streaming request for each scenario")
     p.add_argument("--label", metavar="NAME", help="the gateway's name in the reports")
-    p.add_argument("--report-dir", nargs="?", const="", default=None, metavar="DIR",
-                   help="write audit.{md,html,json,junit.xml} there (without DIR: "
-                        "reports/gateway-audit/<label>/)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar or lines")
+    add_out_option(p, "write audit.{md,html,json,junit.xml} there (--out alone: "
+                      "reports/gateway-audit/<label>/)", optional=True, old=("--report-dir",))
+    add_progress_option(p)
     add_shard_option(p, help="audit only the K-th of N parts of the selected scenarios (a "
                              "stable hash of the scenario id, as `run --shard`), so N jobs "
                              "audit a gateway side by side, each scenario exactly once")
@@ -455,9 +455,8 @@ def _audit(args: argparse.Namespace) -> int:
                            progress=progress)
     for line in summary_lines(result):
         print(line)
-    if args.report_dir is not None:
-        report_dir = Path(args.report_dir or Path("reports") / "gateway-audit"
-                          / slug(result.label))
+    if args.out is not None:
+        report_dir = Path(args.out or Path("reports") / "gateway-audit" / slug(result.label))
         stem = "audit"
         if args.gateway_name:
             from scrubcheck.gateways.audited import report_stem

@@ -10,9 +10,14 @@ audit --gateway-name NAME[:CONFIG]` then starts one and audits it.
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 
+from scrubcheck.commands.options import (
+    add_install_list_actions,
+    install_or_list,
+    usage_error,
+    usage_for,
+)
 from scrubcheck.gateways import (
     GatewayManifest,
     GatewayManifestError,
@@ -26,35 +31,30 @@ NAME = "gateways"
 HELP = "install and list the real gateways (LiteLLM proxy, Portkey) that gateway audit runs"
 
 
+_usage = usage_for(NAME)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    sub = parser.add_subparsers(dest="gateways_command", metavar="ACTION")
-    inst = sub.add_parser("install", help="build gateway environments (all by default)")
-    inst.add_argument("names", nargs="*", metavar="NAME", help="gateways to install")
-    inst.add_argument("--force", action="store_true", help="rebuild even when installed")
-    sub.add_parser("list", help="show every gateway, its package, configurations and state")
+    add_install_list_actions(
+        parser, "gateways", install_help="build gateway environments (all by default)",
+        list_help="show every gateway, its package, configurations and state")
 
 
 def run(args: argparse.Namespace) -> int:
     try:
         manifests = shipped_gateways()
     except GatewayManifestError as exc:
-        print(f"scrubcheck gateways: {exc}", file=sys.stderr)
-        return 2
-    if args.gateways_command == "install":
-        return _install(manifests, args.names, args.force)
-    if args.gateways_command == "list":
-        return _list(manifests)
-    print("scrubcheck gateways: choose an action: install or list", file=sys.stderr)
-    return 2
+        return _usage(str(exc))
+    return install_or_list(args, NAME, lambda names, force: _install(manifests, names, force),
+                           lambda: _list(manifests))
 
 
 def _install(manifests: list[GatewayManifest], names: list[str], force: bool) -> int:
     by_name = {m.name: m for m in manifests}
     unknown = [n for n in names if n not in by_name]
     if unknown:
-        print(f"scrubcheck gateways install: unknown gateway(s) {', '.join(unknown)}; known: "
-              + ", ".join(sorted(by_name)), file=sys.stderr)
-        return 2
+        return usage_error(f"{NAME} install", f"unknown gateway(s) {', '.join(unknown)}; "
+                           "known: " + ", ".join(sorted(by_name)))
     chosen = [by_name[n] for n in names] if names else manifests
     print(f"gateway environments in {gateways_root()}")
     started = time.monotonic()

@@ -9,29 +9,30 @@ mistyped path or a folder without *.yaml files must not pass as "0 errors".
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
+from scrubcheck.commands.options import add_corpus_option, usage_for
 from scrubcheck.corpus import CorpusUnavailable, default_corpus_dir, load_corpus
 
 NAME = "lint"
 HELP = ("validate corpus YAML files (default: the shipped corpus) and list every error; "
         "exit 2 on any error")
+_usage = usage_for(NAME)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="*", type=Path, metavar="PATH",
                         help="corpus files or directories (default: the shipped corpus)")
+    add_corpus_option(parser)
     parser.add_argument("-q", "--quiet", action="store_true",
                         help="print only the errors, no summary")
 
 
 def run(args: argparse.Namespace) -> int:
     try:
-        corpus = load_corpus(list(args.paths) or [default_corpus_dir()])
+        corpus = load_corpus([*args.paths, *(args.corpus or ())] or [default_corpus_dir()])
     except CorpusUnavailable as exc:
-        print(f"scrubcheck lint: {exc}", file=sys.stderr)
-        return 2
+        return _usage(str(exc))
     for error in corpus.errors:
         print(error)
     if not args.quiet:

@@ -19,17 +19,28 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from scrubcheck.adapters import AdapterError
-from scrubcheck.commands.options import add_dask_options, add_shard_option, size_argument
+from scrubcheck.commands.options import (
+    add_dask_options,
+    add_jobs_option,
+    add_memory_limit_option,
+    add_out_option,
+    add_progress_option,
+    add_scrubber_option,
+    add_seed_option,
+    add_shard_option,
+    add_timeout_option,
+    usage_for,
+)
 from scrubcheck.commands.run import slug
 from scrubcheck.corpus import load_corpus, select
 from scrubcheck.distributed.dask_runner import DaskError
 from scrubcheck.matrix import run_matrix, write_matrix
 from scrubcheck.peers import ManifestError, shipped_manifests
 from scrubcheck.runner import RunSettings, load_scrubber
-from scrubcheck.runner.settings import default_jobs
 
 NAME = "matrix"
 HELP = "run every installed peer and the reference; write the compliance matrix"
+_usage = usage_for(NAME)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -38,33 +49,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "installed); the reference always runs")
     parser.add_argument("--no-peers", action="store_true",
                         help="no peer rows: the reference and the --scrubber rows only")
-    parser.add_argument("--scrubber", action="append", default=[], metavar="SPEC",
-                        help="also run this scrubber as a row of its own (any spec `run` "
-                             "takes: module:attr, path/file.py:attr, a registered name, "
-                             "peer:path/to/peer.toml; repeatable), named after the spec")
+    add_scrubber_option(parser, "also run this scrubber as a row of its own, named after "
+                        "the spec", repeatable=True)
     parser.add_argument("--area", action="append", metavar="A",
                         help="only scenarios of this area (repeatable; default: the whole "
                              "corpus)")
     parser.add_argument("--id", action="append", metavar="GLOB",
                         help="only these scenario ids (repeatable, globs work)")
-    parser.add_argument("--out", type=Path, default=Path("reports"), metavar="DIR",
-                        help="where to write the matrix (default: reports/)")
-    parser.add_argument("--jobs", type=int, default=None, metavar="N",
-                        help=f"worker processes per run (default: all cores: {default_jobs()})")
+    add_out_option(parser, "where to write the matrix (default: reports/)",
+                   default=Path("reports"))
+    add_jobs_option(parser, "worker processes per run")
     parser.add_argument("--quick", action="store_true",
                         help="fewer chunkings per scenario (recorded, whole, char, fixed, tags, "
                              "2 random, splits and cuts near tags); recorded in the matrix")
     parser.add_argument("--reuse", action="store_true",
                         help="keep runs already in --out made with the same settings")
-    parser.add_argument("--timeout", type=float, default=120.0, metavar="S",
-                        help="wall-clock seconds per scenario, and for each row's linear-time "
-                             "check, before the implementation is killed (default 120: peers "
-                             "answer over a pipe)")
-    parser.add_argument("--memory-limit", type=size_argument, metavar="SIZE",
-                        help="memory each worker process may allocate, e.g. 512M or 2G "
-                             "(default: no limit); hitting it is an ERROR")
-    parser.add_argument("--seed", type=int, default=0, metavar="N")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+    add_timeout_option(parser, 120.0, "wall-clock seconds per scenario, and for each row's "
+                       "linear-time check, before the implementation is killed (default 120: "
+                       "peers answer over a pipe)")
+    add_memory_limit_option(parser)
+    add_seed_option(parser)
+    add_progress_option(parser)
     parser.add_argument("--render-from", type=Path, metavar="MATRIX_JSON",
                         help="run nothing: write the pages (and matrix.json) in --out again "
                              "from the runs kept in this matrix.json, with the observed "
@@ -153,10 +158,6 @@ def _selection(args: argparse.Namespace, chosen: int, loaded: int) -> str:
     return f"{chosen:,} of the {loaded:,} scenarios ({' '.join(given)})"
 
 
-def _usage(message: str) -> int:
-    print(f"scrubcheck matrix: {message}", file=sys.stderr)
-    return 2
-
 def render_from(path: Path, out: Path) -> int:
     """The pages again from a stored matrix.json: no implementation runs."""
     from scrubcheck.matrix.stored import StoredMatrixError, load_stored_matrix
@@ -164,8 +165,7 @@ def render_from(path: Path, out: Path) -> int:
     try:
         matrix = load_stored_matrix(path)
     except (StoredMatrixError, ManifestError) as exc:
-        print(f"scrubcheck matrix: {exc}", file=sys.stderr)
-        return 2
+        return _usage(str(exc))
     for written in write_matrix(matrix, out):
         print(f"wrote {written}")
     return 0

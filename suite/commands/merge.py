@@ -1,6 +1,6 @@
 """`scrubcheck merge`: the shards of one run (`run --shard K/N`) as that one run.
 
-    scrubcheck merge shard-*/report.json --report-dir reports/mine
+    scrubcheck merge shard-*/report.json --out reports/mine
 
 Writes the same report.md, report.html, report.json, junit.xml as an unsharded
 run would, prints the same summary and exits with the same code (0 ok, 1
@@ -12,32 +12,32 @@ SPEC, scrubcheck or implementation version, seed, level, timeouts...).
 Given the matrix.json files of `matrix --shard K/N` runs instead, it merges each
 implementation's shard reports (found beside each matrix.json) and writes the
 matrix (matrix.md, .html, .json and every implementation's full report) to
-`--report-dir`.
+`--out`.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
+from scrubcheck.commands.options import add_level_option, add_out_option, usage_for
 from scrubcheck.commands.run import print_summary, slug, write_all
 from scrubcheck.results import RunResult
 from scrubcheck.runner.merge import MergeError, merge_shards
 
 NAME = "merge"
 HELP = "combine the shard reports of `run --shard K/N` (or matrix --shard) into one run"
+_usage = usage_for(NAME)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("reports", nargs="+", type=Path, metavar="REPORT.json",
                         help="each shard's report.json (or each shard's matrix.json)")
-    parser.add_argument("--report-dir", nargs="?", const="", default=None, metavar="DIR",
-                        help="write the merged reports there (without DIR: reports/<scrubber>/;"
-                             " for matrices: reports/)")
-    parser.add_argument("--level", choices=("must", "should"), default=None,
-                        help="which failures make the exit code 1 (default: the shards' own)")
+    add_out_option(parser, "write the merged reports there (--out alone: reports/<scrubber>/; "
+                   "for matrices, always written: reports/)", optional=True,
+                   old=("--report-dir",))
+    add_level_option(parser, default=None, default_text="the shards' own")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -59,8 +59,8 @@ def run(args: argparse.Namespace) -> int:
     level = args.level or str(merged.settings.get("level") or "must")
     print(f"merged {len(runs)} shards: {len(merged.results):,} scenarios")
     print_summary(merged, level)
-    if args.report_dir is not None:
-        report_dir = Path(args.report_dir or Path("reports") / slug(merged.scrubber))
+    if args.out is not None:
+        report_dir = Path(args.out or Path("reports") / slug(merged.scrubber))
         for path in write_all(merged, report_dir):
             print(f"report: {path}")
     return merged.exit_code(level)
@@ -84,7 +84,7 @@ def _merge_matrices(args: argparse.Namespace, paths: list[Path]) -> int:
     from scrubcheck.matrix import write_matrix
     from scrubcheck.matrix.merge import merge_matrix_shards
 
-    out = Path(args.report_dir or "reports")
+    out = Path(args.out or "reports")
     try:
         matrix = merge_matrix_shards(paths, out, say=print)
     except MergeError as exc:
@@ -92,8 +92,3 @@ def _merge_matrices(args: argparse.Namespace, paths: list[Path]) -> int:
     for path in write_matrix(matrix, out):
         print(f"wrote {path}")
     return 0
-
-
-def _usage(message: str) -> int:
-    print(f"scrubcheck merge: {message}", file=sys.stderr)
-    return 2

@@ -21,19 +21,28 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from scrubcheck.commands.options import (
+    add_corpus_option,
+    add_jobs_option,
+    add_level_option,
+    add_out_option,
+    add_seed_option,
+    add_timeout_option,
+    usage_for,
+)
 from scrubcheck.corpus import load_corpus, select
 from scrubcheck.runner import RunSettings
 
 NAME = "mutate"
 HELP = "mutation-test the reference scrubber: does the corpus kill its mutants?"
 DEFAULT_REPORT = Path("reports/mutation.md")
+_usage = usage_for(NAME)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sample", type=int, default=120, metavar="N",
                         help="mutants to draw (default 120)")
-    parser.add_argument("--seed", type=int, default=0, metavar="N",
-                        help="seed of the sample and of the random chunkings (default 0)")
+    add_seed_option(parser, "the sample and of the random chunkings")
     parser.add_argument("--file", action="append", metavar="NAME",
                         help="mutate only this module of the reference, e.g. spans.py "
                              "(repeatable; default: every module but __init__.py)")
@@ -41,24 +50,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="judge only the mutant with this id (repeatable; no sampling)")
     parser.add_argument("--list", action="store_true",
                         help="print the sampled mutants (id and change) and stop")
-    parser.add_argument("--corpus", action="append", type=Path, metavar="PATH",
-                        help="corpus file or directory (repeatable; default: the shipped corpus)")
+    add_corpus_option(parser)
     parser.add_argument("--area", action="append", metavar="A", help="only this area (repeatable)")
     parser.add_argument("--id", action="append", metavar="GLOB",
                         help="only these scenario ids (repeatable)")
-    parser.add_argument("--jobs", type=int, default=2, metavar="N",
-                        help="worker processes of each corpus run (default 2)")
+    add_jobs_option(parser, "worker processes of each corpus run", default=2)
     parser.add_argument("--random-chunkings", type=int, default=2, metavar="N",
                         help="seeded random chunkings per scenario (default 2)")
     parser.add_argument("--full-chunkings", action="store_true",
                         help="the whole chunking matrix of `scrubcheck run` (default: the "
                              "matrix's --quick caps: every scenario and check, fewer "
                              "split points and cuts)")
-    parser.add_argument("--level", choices=("must", "should"), default="should",
-                        help="failures that kill a mutant (default should: the reference "
-                             "passes every rule, so any broken one tells the mutant apart)")
-    parser.add_argument("--timeout", type=float, default=60.0, metavar="S",
-                        help="seconds per scenario in the baseline run (default 60)")
+    add_level_option(parser, effect="kill a mutant", default="should",
+                     default_text="should: the reference passes every rule, so any broken "
+                                  "one tells the mutant apart")
+    add_timeout_option(parser, 60.0, "seconds per scenario in the baseline run (default 60)")
     parser.add_argument("--min-timeout", type=float, default=10.0, metavar="S",
                         help="least seconds per scenario for a mutant (default 10)")
     parser.add_argument("--timeout-factor", type=float, default=10.0, metavar="X",
@@ -67,17 +73,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--equivalents", type=Path, metavar="FILE",
                         help="the equivalent mutants and why (default: "
                              "mutation-equivalents.yaml beside the reference)")
-    parser.add_argument("--report", type=Path, metavar="FILE",
-                        help=f"write the Markdown report there (default {DEFAULT_REPORT} for "
-                             "a sampled run over the whole corpus; other runs write none "
-                             "unless asked)")
+    add_out_option(parser, f"write the Markdown report there (default {DEFAULT_REPORT} for a "
+                   "sampled run over the whole corpus; other runs write none unless asked)",
+                   metavar="FILE", old=("--report",))
     parser.add_argument("--goal", type=float, default=0.95, metavar="RATE",
                         help="kill rate over non-equivalent mutants that passes (default 0.95)")
-
-
-def _usage(message: str) -> int:
-    print(f"scrubcheck mutate: {message}", file=sys.stderr)
-    return 2
 
 
 def run(args: argparse.Namespace) -> int:
@@ -158,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"stale equivalents entry (no such mutant now): {entry.id} "
               f"({equivalents_path}:{entry.line})", file=sys.stderr)
     whole_run = not (args.mutant or args.corpus or args.area or args.id)
-    report = args.report or (DEFAULT_REPORT if whole_run else None)
+    report = args.out or (DEFAULT_REPORT if whole_run else None)
     if report is not None:
         command = shlex.join(["scrubcheck", "mutate", *sys.argv[2:]]) if sys.argv[1:2] == [
             "mutate"] else "scrubcheck mutate"

@@ -1,26 +1,56 @@
-"""Option helpers the commands share: old spellings kept as warning aliases, sizes, shards,
-the corpus and its selection.
+"""Every option more than one command takes, defined once: its name, default, help and
+the old spellings it still accepts.
 
-    new = parser.add_argument("--timeout", type=float, default=10.0, metavar="S", help=...)
-    add_alias(parser, "--example-timeout", new)
-    parser.add_argument("--memory-limit", type=size_argument, metavar="SIZE", help=...)
+    add_scrubber_option(parser)
+    add_seed_option(parser)
+    timeout = add_timeout_option(parser, 10.0, "wall-clock seconds one case may take ...")
+    add_alias(parser, "--example-timeout", timeout)
 
-An alias stores into the new option's destination (same type and metavar), so
-the command sees one value whichever spelling was used, and scripts that use
-the old name go on working while they are told to move. (argparse's own
-`deprecated=` needs Python 3.13.) A size is checked while the arguments are
-parsed, so a bad one is a usage error (exit 2) naming the option.
+The names are the same on every command: `--scrubber`, `--seed` (default 0 everywhere),
+`--level`, `--jobs`, `--timeout`, `--memory-limit`, `--corpus`, `--out` (where a command
+writes what it produces) and `--no-linear`. Where a number's default differs, the
+meaning differs (a fuzzing process is not a corpus worker, a gateway request is not a
+scenario), and the help says which.
+
+An alias stores into the new option's destination (same type, metavar and nargs), so
+the command sees one value whichever spelling was used, and scripts that use the old
+name go on working while they are told, on stderr, to move. (argparse's own
+`deprecated=` needs Python 3.13.) A size is checked while the arguments are parsed, so a
+bad one is a usage error (exit 2) naming the option.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from scrubcheck.corpus.shard import Shard
-from scrubcheck.runner.settings import parse_size
+from scrubcheck.runner.settings import default_jobs, parse_size
+
+EXIT_USAGE = 2
+
+#: Every form `scrubcheck.adapters.load_adapter` accepts, for the help of any option
+#: that takes a scrubber spec.
+SCRUBBER_FORMS = (
+    "module:attr, path/file.py:attr or a registered name (an entry point of the "
+    "scrubcheck.scrubbers group), each optionally prefixed stream: (the default: "
+    "feed/flush), batch: (str -> str) or splitter: (str -> (reasoning, answer)); or "
+    "peer:NAME or peer:path/to/peer.toml for a peer program in its own environment")
+
+
+def usage_error(command: str, message: str) -> int:
+    """Say what is wrong on stderr as `scrubcheck COMMAND: message`; the usage exit code."""
+    print(f"scrubcheck {command}: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def usage_for(command: str) -> Callable[[str], int]:
+    """`usage_error` for one command: `_usage = usage_for(NAME)`, then `return _usage(...)`."""
+    return functools.partial(usage_error, command)
 
 
 class _DeprecatedAlias(argparse.Action):
@@ -33,15 +63,17 @@ class _DeprecatedAlias(argparse.Action):
                  values: object, option_string: str | None = None) -> None:
         print(f"{parser.prog}: {option_string} is deprecated; use {self.new} (same meaning)",
               file=sys.stderr)
-        setattr(namespace, self.dest, values)
+        setattr(namespace, self.dest, self.const if self.nargs == 0 else values)
 
 
 def add_alias(parser: argparse.ArgumentParser, old: str, new: argparse.Action) -> None:
-    """Accept `old` as a deprecated spelling of the option `new`."""
-    parser.add_argument(old, dest=new.dest, type=new.type, metavar=new.metavar,
-                        action=_DeprecatedAlias, new=new.option_strings[0],
+    """Accept `old` as a deprecated spelling of the option `new` (a flag, as `--no-linear`,
+    or an option taking a value, optional or not, as `--out [DIR]`)."""
+    typed: dict[str, Any] = {} if new.type is None else {"type": new.type}  # a flag: none
+    parser.add_argument(old, dest=new.dest, metavar=new.metavar, nargs=new.nargs,
+                        const=new.const, action=_DeprecatedAlias, new=new.option_strings[0],
                         default=argparse.SUPPRESS,
-                        help=f"deprecated spelling of {new.option_strings[0]}")
+                        help=f"deprecated spelling of {new.option_strings[0]}", **typed)
 
 
 def size_argument(text: str) -> int:
@@ -58,6 +90,117 @@ def shard_argument(text: str) -> Shard:
         return Shard.parse(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def random_seed_argument(text: str) -> int | None:
+    """An argparse `type`: a whole number, or `random` (None: the command draws one)."""
+    if text == "random":
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number or "
+                                         "'random'") from None
+
+
+# ------------------------------------------------------------- what is tested, and how
+def add_scrubber_option(parser: argparse.ArgumentParser,
+                        role: str = "the scrubber to test (default: reference)", *,
+                        repeatable: bool = False) -> None:
+    """`--scrubber SPEC`: one (default: reference), or a repeatable list (default: none)."""
+    if repeatable:
+        parser.add_argument("--scrubber", action="append", default=[], metavar="SPEC",
+                            help=f"{role}; repeatable; SPEC is {SCRUBBER_FORMS}")
+    else:
+        parser.add_argument("--scrubber", default="reference", metavar="SPEC",
+                            help=f"{role}; SPEC is {SCRUBBER_FORMS}")
+
+
+def add_against_option(parser: argparse.ArgumentParser) -> None:
+    """`--against SPEC`, the second scrubber of a differential hunt or fuzz."""
+    parser.add_argument("--against", metavar="SPEC",
+                        help="differential mode: also report where the two scrubbers disagree "
+                             "(SPEC as for --scrubber)")
+
+
+def add_seed_option(parser: argparse.ArgumentParser,
+                    what: str = "the random chunkings and samples", *,
+                    random_ok: bool = False) -> None:
+    """`--seed N`, default 0 on every command, so two runs of one command agree unless asked
+    otherwise; where a search can start anywhere, `--seed random` draws one (printed)."""
+    if random_ok:
+        parser.add_argument("--seed", type=random_seed_argument, default=0,
+                            metavar="N|random",
+                            help=f"seed of {what} (default 0; random: a fresh seed, printed)")
+    else:
+        parser.add_argument("--seed", type=int, default=0, metavar="N",
+                            help=f"seed of {what} (default 0)")
+
+
+def add_level_option(parser: argparse.ArgumentParser, what: str = "failures",
+                     effect: str = "make the exit code 1", default: str | None = "must",
+                     default_text: str | None = None) -> None:
+    """`--level must|should`: which failures count (for the exit code, or as `effect` says)."""
+    parser.add_argument("--level", choices=("must", "should"), default=default,
+                        help=f"which {what} {effect}: must (MUST rules, errors and "
+                             "timeouts) or should (SHOULD rules too) (default: "
+                             f"{default_text or default})")
+
+
+def add_jobs_option(parser: argparse.ArgumentParser, what: str = "worker processes",
+                    default: int | None = None) -> None:
+    """`--jobs N` (default: all cores, or what the command's work allows)."""
+    text = f"all cores, here {default_jobs()}" if default is None else str(default)
+    parser.add_argument("--jobs", type=int, default=default, metavar="N",
+                        help=f"{what} (default: {text})")
+
+
+def add_timeout_option(parser: argparse.ArgumentParser, default: float,
+                       help: str) -> argparse.Action:
+    """`--timeout S`, wall-clock seconds; `help` says of what and ends with the default."""
+    return parser.add_argument("--timeout", type=float, default=default, metavar="S",
+                               help=help)
+
+
+def add_memory_limit_option(parser: argparse.ArgumentParser,
+                            what: str = "each worker process",
+                            consequence: str = "(default: no limit); hitting it is an "
+                                               "ERROR") -> None:
+    """`--memory-limit SIZE` (512M, 2G), checked while parsing."""
+    parser.add_argument("--memory-limit", type=size_argument, metavar="SIZE",
+                        help=f"memory {what} may allocate, e.g. 512M or 2G {consequence}")
+
+
+def add_no_linear_option(parser: argparse.ArgumentParser) -> None:
+    """`--no-linear` (old spelling of `run`: `--no-linear-check`)."""
+    new = parser.add_argument("--no-linear", action="store_true",
+                              help="skip the once-per-run linear-time measurement (R-ROBUST-2)")
+    add_alias(parser, "--no-linear-check", new)
+
+
+def add_progress_option(parser: argparse.ArgumentParser) -> None:
+    """`--no-progress`: no bar on a terminal, no progress lines in a log."""
+    parser.add_argument("--no-progress", action="store_true",
+                        help="no progress bar (on a terminal) or progress lines (in a log)")
+
+
+# ------------------------------------------------------------------ where results go
+def add_out_option(parser: argparse.ArgumentParser, help: str, *, old: Sequence[str] = (),
+                   metavar: str = "DIR", optional: bool = False,
+                   default: Path | None = None) -> None:
+    """`--out`: where a command writes what it produces (a directory or a file).
+
+    `optional`: `--out` alone means the command's default place, no `--out` nothing
+    written (the value is then `""` and None). `old`: former spellings, kept as aliases
+    that warn (`--report-dir`, `--save`, `--report`)."""
+    if optional:
+        new = parser.add_argument("--out", nargs="?", const="", default=None, metavar=metavar,
+                                  help=help)
+    else:
+        new = parser.add_argument("--out", type=Path, default=default, metavar=metavar,
+                                  help=help)
+    for spelling in old:
+        add_alias(parser, spelling, new)
 
 
 SHARD_HELP = ("run only the K-th of N parts of the selected scenarios (by a stable hash of "
@@ -94,14 +237,42 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def add_corpus_option(parser: argparse.ArgumentParser) -> None:
+    """`--corpus PATH`, repeatable; without it, the shipped corpus."""
+    parser.add_argument("--corpus", action="append", type=Path, metavar="PATH",
+                        help="corpus file or directory (repeatable; default: the shipped corpus)")
+
+
 def add_selection_options(parser: argparse.ArgumentParser) -> None:
     """--corpus and the filters `scrubcheck.corpus.select` takes (area, rule, feature,
     id), spelled and explained alike wherever a command runs a selection of the corpus."""
-    parser.add_argument("--corpus", action="append", type=Path, metavar="PATH",
-                        help="corpus file or directory (repeatable; default: the shipped corpus)")
+    add_corpus_option(parser)
     parser.add_argument("--area", action="append", metavar="A", help="only this area (repeatable)")
     parser.add_argument("--rule", action="append", metavar="R",
                         help="only scenarios exercising this rule; globs like R-CODE-* work")
     parser.add_argument("--feature", action="append", metavar="F",
                         help="only scenarios enabling this feature (repeatable)")
     parser.add_argument("--id", action="append", metavar="GLOB", help="only these scenario ids")
+
+
+# ------------------------------------------------------ environments scrubcheck builds
+def add_install_list_actions(parser: argparse.ArgumentParser, things: str, *,
+                             install_help: str, list_help: str) -> None:
+    """`install [NAME...] [--force]` and `list`, the two actions of `peers` and `gateways`
+    (read back as `args.action`, `args.names`, `args.force`)."""
+    sub = parser.add_subparsers(dest="action", metavar="ACTION")
+    install = sub.add_parser("install", help=install_help)
+    install.add_argument("names", nargs="*", metavar="NAME", help=f"{things} to install")
+    install.add_argument("--force", action="store_true", help="rebuild even when installed")
+    sub.add_parser("list", help=list_help)
+
+
+def install_or_list(args: argparse.Namespace, command: str,
+                    install: Callable[[list[str], bool], int],
+                    show: Callable[[], int]) -> int:
+    """Run the action `add_install_list_actions` parsed; a usage error when none was given."""
+    if args.action == "install":
+        return install(args.names, args.force)
+    if args.action == "list":
+        return show()
+    return usage_error(command, "choose an action: install or list")

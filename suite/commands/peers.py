@@ -9,9 +9,14 @@ with the versions read back from each environment.
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 
+from scrubcheck.commands.options import (
+    add_install_list_actions,
+    install_or_list,
+    usage_error,
+    usage_for,
+)
 from scrubcheck.peers import (
     ManifestError,
     cache_root,
@@ -24,28 +29,22 @@ from scrubcheck.peers.manifest import Manifest
 
 NAME = "peers"
 HELP = "install and list the real scrubbers (peers) that the matrix compares"
+_usage = usage_for(NAME)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    sub = parser.add_subparsers(dest="peers_command", metavar="ACTION")
-    inst = sub.add_parser("install", help="build peer environments (all non-heavy by default)")
-    inst.add_argument("names", nargs="*", metavar="NAME", help="peers to install")
-    inst.add_argument("--force", action="store_true", help="rebuild even when installed")
-    sub.add_parser("list", help="show every peer, its package and whether it is installed")
+    add_install_list_actions(
+        parser, "peers", install_help="build peer environments (all non-heavy by default)",
+        list_help="show every peer, its package and whether it is installed")
 
 
 def run(args: argparse.Namespace) -> int:
     try:
         manifests = shipped_manifests()
     except ManifestError as exc:
-        print(f"scrubcheck peers: {exc}", file=sys.stderr)
-        return 2
-    if args.peers_command == "install":
-        return _install(manifests, args.names, args.force)
-    if args.peers_command == "list":
-        return _list(manifests)
-    print("scrubcheck peers: choose an action: install or list", file=sys.stderr)
-    return 2
+        return _usage(str(exc))
+    return install_or_list(args, NAME, lambda names, force: _install(manifests, names, force),
+                           lambda: _list(manifests))
 
 
 def select_manifests(manifests: list[Manifest], names: list[str]) -> list[Manifest]:
@@ -64,8 +63,7 @@ def _install(manifests: list[Manifest], names: list[str], force: bool) -> int:
     try:
         chosen = select_manifests(manifests, names)
     except ManifestError as exc:
-        print(f"scrubcheck peers install: {exc}", file=sys.stderr)
-        return 2
+        return usage_error(f"{NAME} install", str(exc))
     packages: dict[str, list[Manifest]] = {}
     for manifest in chosen:
         packages.setdefault(manifest.package.env_name, []).append(manifest)

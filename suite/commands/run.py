@@ -19,9 +19,18 @@ from scrubcheck.adapters.resolve import spec_slug as slug
 from scrubcheck.checks.linear import ratios_text
 from scrubcheck.commands.options import (
     add_dask_options,
+    add_jobs_option,
+    add_level_option,
+    add_memory_limit_option,
+    add_no_linear_option,
+    add_out_option,
+    add_progress_option,
+    add_scrubber_option,
+    add_seed_option,
     add_selection_options,
     add_shard_option,
-    size_argument,
+    add_timeout_option,
+    usage_for,
 )
 from scrubcheck.corpus import load_corpus, select
 from scrubcheck.distributed.dask_runner import DaskError
@@ -29,39 +38,29 @@ from scrubcheck.reports.analysis import is_leak
 from scrubcheck.reports.text import output_excerpt
 from scrubcheck.results import Outcome, RunResult, ScenarioResult
 from scrubcheck.runner import RunSettings
-from scrubcheck.runner.settings import default_jobs
 from scrubcheck.runner.shard import run_selection
 
 NAME = "run"
 HELP = "run a scrubber against the corpus and the generated chunkings"
 SHOWN_FAILURES = 40
+_usage = usage_for(NAME)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--scrubber", default="reference", metavar="SPEC",
-                        help="module:attr, path/file.py:attr or a registered name, optionally "
-                             "prefixed batch: or splitter: (default: reference)")
-    parser.add_argument("--report-dir", nargs="?", const="", default=None, metavar="DIR",
-                        help="write reports there (without DIR: reports/<scrubber>/)")
+    add_scrubber_option(parser)
+    add_out_option(parser, "write the reports there (--out alone: reports/<scrubber>/)",
+                   optional=True, old=("--report-dir",))
     add_selection_options(parser)
-    parser.add_argument("--jobs", type=int, default=None, metavar="N",
-                        help=f"worker processes (default: all cores, here {default_jobs()})")
-    parser.add_argument("--seed", type=int, default=0, metavar="N",
-                        help="seed of the random chunkings and samples (default 0)")
-    parser.add_argument("--timeout", type=float, default=60.0, metavar="S",
-                        help="wall-clock seconds per scenario, and for the linear-time check, "
-                             "before the scrubber is killed (default 60)")
-    parser.add_argument("--memory-limit", type=size_argument, metavar="SIZE",
-                        help="memory each worker process may allocate, e.g. 512M or 2G "
-                             "(default: no limit); hitting it is an ERROR")
-    parser.add_argument("--level", choices=("must", "should"), default="must",
-                        help="which failures make the exit code 1 (default: must)")
+    add_jobs_option(parser)
+    add_seed_option(parser)
+    add_timeout_option(parser, 60.0, "wall-clock seconds per scenario, and for the "
+                       "linear-time check, before the scrubber is killed (default 60)")
+    add_memory_limit_option(parser)
+    add_level_option(parser)
     parser.add_argument("--random-chunkings", type=int, default=8, metavar="N",
                         help="seeded random chunkings per scenario (default 8)")
-    parser.add_argument("--no-linear-check", action="store_true",
-                        help="skip the once-per-run linear-time measurement (R-ROBUST-2)")
-    parser.add_argument("--no-progress", action="store_true",
-                        help="no progress bar (on a terminal) or progress lines (in a log)")
+    add_no_linear_option(parser)
+    add_progress_option(parser)
     add_shard_option(parser)
     add_dask_options(parser)
 
@@ -87,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
         return _usage(f"no scenario matches the selection ({len(corpus.scenarios)} loaded)")
     settings = RunSettings(
         seed=args.seed, timeout_s=args.timeout, level=args.level, jobs=args.jobs,
-        random_count=args.random_chunkings, linear_check=not args.no_linear_check,
+        random_count=args.random_chunkings, linear_check=not args.no_linear,
         corpus_paths=tuple(str(p) for p in args.corpus or ()),
         memory_limit=args.memory_limit,
     )
@@ -108,16 +107,11 @@ def run(args: argparse.Namespace) -> int:
     except DaskError as exc:  # the Dask cluster cannot run it
         return _usage(str(exc))
     print_summary(result, args.level)
-    if args.report_dir is not None:
-        report_dir = Path(args.report_dir or Path("reports") / slug(args.scrubber))
+    if args.out is not None:
+        report_dir = Path(args.out or Path("reports") / slug(args.scrubber))
         for path in write_all(result, report_dir):
             print(f"report: {path}")
     return result.exit_code(args.level)
-
-
-def _usage(message: str) -> int:
-    print(f"scrubcheck run: {message}", file=sys.stderr)
-    return 2
 
 
 def _on_dask(args: argparse.Namespace, scenarios: list, settings: RunSettings) -> RunResult:
@@ -227,7 +221,7 @@ def _print_problems(rows: list[ScenarioResult], level: str, out) -> None:
     for r in problems[:SHOWN_FAILURES]:
         _print_problem(r, out)
     if len(problems) > SHOWN_FAILURES:
-        print(f"  … {len(problems) - SHOWN_FAILURES} more (see the reports: --report-dir)",
+        print(f"  … {len(problems) - SHOWN_FAILURES} more (see the reports: --out)",
               file=out)
     if unsupported:
         reasons: dict[str, int] = {}

@@ -11,8 +11,9 @@ Whitespace is shown visibly (· ¶ → ←, escapes for invisible characters).
 The scrubber runs in one isolated worker, as in `scrubcheck run`: `--timeout`
 wall-clock seconds, its stdout/stderr captured and shown apart, and a hang or a
 crash reported with the stream it was on instead of taking `show` down.
-Exit 0 when the verdicts pass, 1 when they fail (TIMEOUT and crashes included),
-2 on usage errors.
+Exit 0 when nothing fails at `--level` (as `scrubcheck run`: must by default, so a
+scenario that fails only SHOULD rules exits 0 unless `--level should`), 1 when
+something does (TIMEOUT and crashes at every level), 2 on usage errors.
 """
 
 from __future__ import annotations
@@ -21,18 +22,25 @@ import argparse
 import difflib
 import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from scrubcheck.adapters import Adapter, AdapterError, load_adapter
 from scrubcheck.checks import POISONS, Trace, drive, run_stream, truncate_deltas, visible
 from scrubcheck.checks.reuse import run_reuse
 from scrubcheck.checks.trace import open_session
 from scrubcheck.chunking import chunking_by_name, chunking_plan
-from scrubcheck.commands.options import size_argument
+from scrubcheck.commands.options import (
+    add_corpus_option,
+    add_level_option,
+    add_memory_limit_option,
+    add_scrubber_option,
+    add_seed_option,
+    add_timeout_option,
+    usage_for,
+)
 from scrubcheck.corpus import load_corpus
 from scrubcheck.model import Scenario
 from scrubcheck.reports.text import delta_list, output_excerpt
-from scrubcheck.results import Outcome, ScenarioResult
+from scrubcheck.results import ScenarioResult
 from scrubcheck.runner import (
     LINEAR_ID,
     RunSettings,
@@ -46,22 +54,21 @@ from scrubcheck.runner.stepnote import StepNoting
 
 NAME = "show"
 HELP = "show one scenario and what a scrubber makes of it, step by step"
+_usage = usage_for(NAME)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("id", help="scenario id")
-    parser.add_argument("--scrubber", default="reference", metavar="SPEC",
-                        help="scrubber spec, as for `scrubcheck run` (default: reference)")
+    add_scrubber_option(parser)
     parser.add_argument("--chunking", metavar="NAME",
                         help="recorded, whole, char, split@K, fixed-N, tags, random-I, "
                              "recorded+empty, trunc@C or reuse:POISON")
-    parser.add_argument("--seed", type=int, default=0, metavar="N")
-    parser.add_argument("--corpus", action="append", type=Path, metavar="PATH",
-                        help="corpus file or directory (default: the shipped corpus)")
-    parser.add_argument("--timeout", type=float, default=60.0, metavar="S",
-                        help="wall-clock seconds before the scrubber is killed (default 60)")
-    parser.add_argument("--memory-limit", type=size_argument, metavar="SIZE",
-                        help="memory the worker may allocate, e.g. 512M or 2G (default: none)")
+    add_seed_option(parser)
+    add_corpus_option(parser)
+    add_timeout_option(parser, 60.0, "wall-clock seconds before the scrubber is killed "
+                       "(default 60)")
+    add_memory_limit_option(parser, "the worker")
+    add_level_option(parser, default_text="must, as for `scrubcheck run`")
 
 
 @dataclass
@@ -131,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
     assert outcome.result is not None
     print_verdicts(outcome.result)
     print_captured(outcome.captured_output)
-    return 1 if outcome.result.outcome in (Outcome.FAIL, Outcome.ERROR, Outcome.TIMEOUT) else 0
+    return 1 if outcome.result.fails_at(args.level) else 0
 
 
 def _in_worker(task: Task, make_handler, memory_limit: int | None) -> object:
@@ -192,7 +199,7 @@ def show_linear(args: argparse.Namespace) -> int:
         print(f"  {key}: {value:g}")
     print_verdicts(outcome)
     print_captured(outcome.captured_output)
-    return 0 if outcome.outcome is Outcome.PASS else 1
+    return 1 if outcome.fails_at(args.level) else 0
 
 
 def print_lost(lost: Lost, scenario: Scenario | None, seed: int) -> int:
@@ -220,11 +227,6 @@ def print_captured(captured: str | None) -> None:
     print("\nthe scrubber's stdout/stderr (captured; control characters escaped):")
     for line in output_excerpt(captured, head=10, tail=20):
         print(f"  | {line}")
-
-
-def _usage(message: str) -> int:
-    print(f"scrubcheck show: {message}", file=sys.stderr)
-    return 2
 
 
 def _known_selector(scenario: Scenario, name: str, seed: int) -> bool:
