@@ -8,7 +8,7 @@ idempotence, truncation, exact answer, never raising) is checked on each input;
 a violation raises an exception named after its property and rule, which the
 infrastructure reports as a crash. Turn a crash input into a corpus scenario with
 
-    scrubcheck fuzz --scrubber SPEC --input crash-<sha1> --save findings/
+    scrubcheck fuzz --scrubber SPEC --input crash-<sha1> --out findings/
 
 `build.sh` writes one copy of this file per scrubber with SCRUBBER filled in;
 locally, set $SCRUBCHECK_SCRUBBER.
