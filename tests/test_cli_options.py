@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+import scrubcheck
 from scrubcheck.cli import build_parser, main
 from scrubcheck.commands.options import SCRUBBER_FORMS, usage_error
 
@@ -148,6 +149,7 @@ def test_version_is_the_installed_distributions(capsys):
         main(["--version"])
     assert done.value.code == 0
     assert capsys.readouterr().out == f"scrubcheck {version('scrubcheck')}\n"
+    assert scrubcheck.__version__ == version("scrubcheck")  # what the reports record agrees
 
 
 def test_usage_errors_are_said_alike_by_every_command(capsys):
