@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
+from enum import StrEnum
 from typing import TypedDict
 
 from scrubcheck.vocabulary import (
@@ -15,6 +16,16 @@ from scrubcheck.vocabulary import (
 FINISH_REASONS: tuple[str | None, ...] = ("stop", "length", "tool_calls", "content_filter", None)
 #: finish reasons of a stream that was cut off rather than finished (SPEC R-CODE-6)
 CUT_OFF: frozenset[str | None] = frozenset({"length", "content_filter", None})
+
+
+class ScrubberKind(StrEnum):
+    """How a scrubber is driven: fed delta by delta (stream), given the whole text
+    (batch), or a splitter returning the reasoning and the answer as two channels. A
+    spec's `stream:`, `batch:` or `splitter:` prefix names it."""
+
+    STREAM = "stream"
+    BATCH = "batch"
+    SPLITTER = "splitter"
 
 
 class ContextKwargs(TypedDict):

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from scrubcheck.adapters.context import unsupported_reason
-from scrubcheck.model import Context
+from scrubcheck.model import Context, ScrubberKind
 
 
 class FeedFlush(Protocol):
@@ -51,7 +51,7 @@ class BatchRun:
 class Adapter(ABC):
     """A loaded scrubber: what it is, what context it accepts, how to open a stream."""
 
-    kind: str = "stream"
+    kind: ScrubberKind = ScrubberKind.STREAM
     #: Each open() builds a new scrubber object; the reuse check (R-REUSE-1) then
     #: drives flush()-then-feed on that one object.
     fresh_object_per_stream: bool = True
@@ -74,7 +74,7 @@ class Adapter(ABC):
     @property
     def streams(self) -> bool:
         """Whether feed() can emit text (False: everything comes at flush, hold-back "batch")."""
-        return self.kind == "stream"
+        return self.kind == ScrubberKind.STREAM
 
     def unsupported_reason(self, context: Context, text: str = "") -> str | None:
         """Why this scrubber cannot be given the stream `text` with `context` fairly,

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from scrubcheck.adapters.base import Adapter
 from scrubcheck.adapters.context import accepted_keywords, declared_features, required_positionals
 from scrubcheck.adapters.resolve import AdapterError
-from scrubcheck.model import Context
+from scrubcheck.model import Context, ScrubberKind
 
 
 def require_text_function(func: object, label: str) -> None:
@@ -45,7 +45,7 @@ class BufferedSession:
 
 
 class BatchAdapter(Adapter):
-    kind = "batch"
+    kind = ScrubberKind.BATCH
 
     def __init__(self, spec: str, name: str, func: Callable) -> None:
         require_text_function(func, spec)

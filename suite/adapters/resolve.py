@@ -16,7 +16,9 @@ import sys
 from importlib.metadata import entry_points
 from pathlib import Path
 
-KINDS = ("stream", "batch", "splitter")
+from scrubcheck.model import ScrubberKind
+
+KINDS = tuple(ScrubberKind)
 ENTRY_POINT_GROUP = "scrubcheck.scrubbers"
 
 
@@ -24,11 +26,11 @@ class AdapterError(Exception):
     """The spec cannot be turned into a usable scrubber (a usage error: exit 2)."""
 
 
-def split_kind(spec: str) -> tuple[str | None, str]:
+def split_kind(spec: str) -> tuple[ScrubberKind | None, str]:
     """Separate an explicit kind prefix from the target: 'batch:m:f' -> ('batch', 'm:f')."""
     head, sep, rest = spec.partition(":")
     if sep and head in KINDS:
-        return head, rest
+        return ScrubberKind(head), rest
     return None, spec
 
 

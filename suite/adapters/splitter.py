@@ -17,7 +17,7 @@ from scrubcheck.adapters.base import Adapter, FeedFlush
 from scrubcheck.adapters.batch import BufferedSession, require_text_function
 from scrubcheck.adapters.context import accepted_keywords, declared_features, required_positionals
 from scrubcheck.adapters.stream import probe_instance, require_feed_flush
-from scrubcheck.model import Context
+from scrubcheck.model import Context, ScrubberKind
 
 
 def split_channels(value: object) -> tuple[object, object] | None:
@@ -68,7 +68,7 @@ class _CallSession:
 
 
 class SplitterAdapter(Adapter):
-    kind = "splitter"
+    kind = ScrubberKind.SPLITTER
 
     def __init__(self, spec: str, name: str, target: Callable) -> None:
         self.streaming = isinstance(target, type) or required_positionals(target) == 0

@@ -13,7 +13,7 @@ from typing import TypeGuard
 from scrubcheck.adapters.base import Adapter, FeedFlush
 from scrubcheck.adapters.context import accepted_keywords, declared_features
 from scrubcheck.adapters.resolve import AdapterError
-from scrubcheck.model import Context
+from scrubcheck.model import Context, ScrubberKind
 
 
 def probe_instance(factory: Callable, label: str) -> object:
@@ -66,7 +66,7 @@ class StreamSession:
 
 
 class StreamAdapter(Adapter):
-    kind = "stream"
+    kind = ScrubberKind.STREAM
 
     def __init__(self, spec: str, name: str, factory: Callable) -> None:
         probe = require_feed_flush(probe_instance(factory, spec), spec)

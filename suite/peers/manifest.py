@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from scrubcheck.corpus.build import context_from
-from scrubcheck.model import CONTEXT_KEYS, Context
+from scrubcheck.model import CONTEXT_KEYS, Context, ScrubberKind
 from scrubcheck.peers.observed import (
     SHARED_FILE,
     Observation,
@@ -29,11 +29,11 @@ from scrubcheck.peers.observed import (
 from scrubcheck.vocabulary import FEATURES, CustomDelimiter
 
 #: Manifest kind -> (adapter kind, streams?, protocol kind).
-KINDS: dict[str, tuple[str, bool, str]] = {
-    "streaming scrubber": ("stream", True, "stream"),
-    "batch scrubber": ("batch", False, "batch"),
-    "streaming splitter": ("splitter", True, "stream-splitter"),
-    "batch splitter": ("splitter", False, "batch-splitter"),
+KINDS: dict[str, tuple[ScrubberKind, bool, str]] = {
+    "streaming scrubber": (ScrubberKind.STREAM, True, "stream"),
+    "batch scrubber": (ScrubberKind.BATCH, False, "batch"),
+    "streaming splitter": (ScrubberKind.SPLITTER, True, "stream-splitter"),
+    "batch splitter": (ScrubberKind.SPLITTER, False, "batch-splitter"),
 }
 ECOSYSTEMS = ("pypi", "npm", "none")
 _NAME = re.compile(r"^[a-z0-9][a-z0-9.-]*$")
@@ -152,7 +152,7 @@ class Manifest:
     delimiters: DelimiterLimits = DelimiterLimits()  # what of `delimiters` it can take
 
     @property
-    def adapter_kind(self) -> str:
+    def adapter_kind(self) -> ScrubberKind:
         return KINDS[self.kind][0]
 
     @property
