@@ -100,7 +100,7 @@ def corpus_yaml(items: Iterable[Mapping[str, Any]]) -> str:
 
 def context_entry(context: Context) -> dict[str, Any]:
     """The `context:` mapping of a scenario: only what differs from the default."""
-    default = Context().as_kwargs()
+    default: Mapping[str, object] = Context().as_kwargs()
     return {key: value for key, value in context.as_kwargs().items() if value != default[key]}
 
 

@@ -19,7 +19,7 @@ answer; it is classified as having no reasoning, as a client would see it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from scrubcheck.gateway.capture import Capture
@@ -188,22 +188,16 @@ def needs_for(context: Context) -> list[Need]:
     needs = []
     if context.starts_in_reasoning:
         needs.append(Need("starts_in_reasoning", True, _RULES["starts_in_reasoning"],
-                          _replace(context, starts_in_reasoning=False)))
+                          replace(context, starts_in_reasoning=False)))
     if context.inline_answer:
         needs.append(Need("inline_answer", True, _RULES["inline_answer"],
-                          _replace(context, inline_answer=False)))
+                          replace(context, inline_answer=False)))
         needs.append(Need("finish_reason", context.finish_reason, _RULES["finish_reason"],
-                          _replace(context, finish_reason=None)))
+                          replace(context, finish_reason=None)))
     if context.features:
         needs.append(Need("features", list(context.features), _RULES["features"],
-                          _replace(context, features=())))
+                          replace(context, features=())))
     return needs
-
-
-def _replace(context: Context, **changes: object) -> Context:
-    values = context.as_kwargs()
-    values.update(changes)
-    return Context(**values)  # type: ignore[arg-type]
 
 
 def _notes(capture: Capture, analysis: Analysis, run: SpecRun,

@@ -8,6 +8,7 @@ the same scrubber replays every failure found before, first.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 from hypothesis.database import (
@@ -30,7 +31,7 @@ class KeepFailures(ExampleDatabase):
     def save(self, key: bytes, value: bytes) -> None:
         self.inner.save(key, value)
 
-    def fetch(self, key: bytes):  # type: ignore[no-untyped-def]
+    def fetch(self, key: bytes) -> Iterable[bytes]:
         return self.inner.fetch(key)
 
     def delete(self, key: bytes, value: bytes) -> None:

@@ -83,12 +83,12 @@ def render_html(matrix: Matrix) -> str:
     parts.append(_pruned(matrix))
     parts.append(_classes(matrix))
     parts.append(_hall(matrix))
-    body = "".join(parts)
+    content = "".join(parts)
     csp = "default-src 'none'; style-src 'unsafe-inline'"
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f'<meta http-equiv="Content-Security-Policy" content="{csp}">'
             "<title>scrubcheck compliance matrix</title>"
-            f"<style>{PAGE_CSS}{_EXTRA_CSS}</style></head><body>{body}</body></html>\n")
+            f"<style>{PAGE_CSS}{_EXTRA_CSS}</style></head><body>{content}</body></html>\n")
 
 
 def _observed(matrix: Matrix) -> str:

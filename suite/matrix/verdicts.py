@@ -18,7 +18,7 @@ LEAK, FAIL, SHOULD, ERROR, PASS, UNSUPPORTED, SKIPPED = (
 VERDICTS = (LEAK, FAIL, SHOULD, ERROR, PASS, UNSUPPORTED, SKIPPED)
 JUDGED = (LEAK, FAIL, SHOULD, ERROR, PASS)
 #: How bad a judged verdict is, for regressions: higher is worse.
-BADNESS = {PASS: 0, SHOULD: 1, ERROR: 2, FAIL: 2, LEAK: 3}
+BADNESS: dict[str, int] = {PASS: 0, SHOULD: 1, ERROR: 2, FAIL: 2, LEAK: 3}
 
 
 def verdict(result: ScenarioResult) -> Verdict:

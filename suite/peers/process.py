@@ -18,6 +18,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from scrubcheck.childprocess import die_with_parent, exit_text
 from scrubcheck.deadline import Deadline
@@ -58,6 +59,13 @@ class Launch:
     log_dir: str | None = None  # where stderr logs go (a temp dir when None)
 
 
+def _pipes(proc: subprocess.Popen | None) -> tuple[IO[bytes], IO[bytes]]:
+    """A started peer's request and response pipes (it is always started with both)."""
+    if proc is None or proc.stdin is None or proc.stdout is None:
+        raise RuntimeError("the peer process is not running")
+    return proc.stdin, proc.stdout
+
+
 class PeerProcess:
     """A peer program, started on first use and after every failure."""
 
@@ -92,8 +100,9 @@ class PeerProcess:
         proc, self.proc = self.proc, None
         if proc is None or self.owner != os.getpid():
             return
+        stdin, stdout = _pipes(proc)
         try:
-            proc.stdin.close()
+            stdin.close()
         except OSError:
             pass
         try:
@@ -101,7 +110,7 @@ class PeerProcess:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-        proc.stdout.close()
+        stdout.close()
 
     def _fail(self, kind: str, message: str) -> PeerFailure:
         proc = self.proc
@@ -112,8 +121,9 @@ class PeerProcess:
             code = proc.returncode
             if kind == CRASH:
                 message += f" ({exit_text(code)})"
-            proc.stdout.close()
-            proc.stdin.close()
+            stdin, stdout = _pipes(proc)
+            stdout.close()
+            stdin.close()
         self.proc = None
         self.restarts += 1
         return PeerFailure(kind, message, self.stderr_tail())
@@ -140,7 +150,7 @@ class PeerProcess:
         message = {**message, "id": self._next_id}
         line = json.dumps(message, ensure_ascii=True).encode("ascii") + b"\n"
         try:
-            self.proc.stdin.write(line)
+            _pipes(self.proc)[0].write(line)
         except (BrokenPipeError, OSError):
             raise self._fail(CRASH, f"the peer process died before reading request `{op}`") \
                 from None
@@ -165,7 +175,7 @@ class PeerProcess:
 
     def _read_line(self, op: object, timeout_s: float, timeout_from: str) -> bytes:
         deadline = Deadline(timeout_s)
-        fd = self.proc.stdout.fileno()
+        fd = _pipes(self.proc)[1].fileno()
         while b"\n" not in self._buffer:
             if deadline.passed():
                 raise self._fail(TIMEOUT, f"request `{op}` got no answer within {timeout_s:.3g} "
