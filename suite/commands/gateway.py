@@ -26,7 +26,7 @@ import sys
 import tempfile
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scrubcheck.commands.options import (
     add_corpus_option,
@@ -40,6 +40,9 @@ from scrubcheck.commands.options import (
     usage_for,
 )
 from scrubcheck.gateway.capture import Capture, CaptureFileError, write_captures
+
+if TYPE_CHECKING:  # the openai client is the gateway extra's: imported where it records
+    from openai.types.chat import ChatCompletionMessageParam
 
 NAME = "gateway"
 HELP = "record, classify (check), import and replay OpenAI-compatible chat streams"
@@ -112,8 +115,8 @@ def _record(args: argparse.Namespace) -> int:
         return _usage(f"recording needs the openai client ({exc}); "
                       "pip install 'scrubcheck[gateway]'")
 
+    captures: list[Capture] = []
     if args.from_sse:
-        captures = []
         for path in args.from_sse:
             try:
                 captures.extend(load_inputs(path))
@@ -138,12 +141,11 @@ def _record(args: argparse.Namespace) -> int:
         return _usage(f"no prompts in {args.prompts}")
     print(f"scrubcheck gateway record: {key_note}", file=sys.stderr)
     base = args.name or slug(args.model[0])
-    captures: list[Capture] = []
     with Recorder(args.base_url, api_key=key, timeout=args.timeout) as recorder:
         for model in args.model:
             for index, prompt in enumerate(prompts, start=1):
-                messages = ([{"role": "system", "content": args.system}] if args.system
-                            else [])
+                messages: list[ChatCompletionMessageParam] = (
+                    [{"role": "system", "content": args.system}] if args.system else [])
                 messages.append({"role": "user", "content": prompt})
                 name = args.name or slug(model)
                 if len(args.model) > 1 and args.name:
@@ -184,7 +186,7 @@ def _check_arguments(p: argparse.ArgumentParser) -> None:
 def _load_all(paths: list[Path]) -> list[tuple[str, Capture]] | str:
     from scrubcheck.gateway.inputs import load_inputs
 
-    loaded = []
+    loaded: list[tuple[str, Capture]] = []
     for path in paths:
         try:
             loaded.extend((str(path), c) for c in load_inputs(path))

@@ -35,6 +35,7 @@ from scrubcheck.commands.run import slug
 from scrubcheck.corpus import load_corpus, select
 from scrubcheck.distributed.dask_runner import DaskError
 from scrubcheck.matrix import run_matrix, write_matrix
+from scrubcheck.matrix.build import RowRunner
 from scrubcheck.peers import ManifestError, shipped_manifests
 from scrubcheck.runner import RunSettings, load_scrubber
 
@@ -139,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _dask_runner(args: argparse.Namespace, scenarios: list, settings: RunSettings,
-                 stack: ExitStack):  # type: ignore[no-untyped-def]
+                 stack: ExitStack) -> RowRunner:
     """Rows × shards on the Dask cluster at --dask (its client closed with `stack`)."""
     from scrubcheck.distributed.dask_runner import connect, dask_rows
     from scrubcheck.distributed.job import Selection

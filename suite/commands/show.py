@@ -21,12 +21,13 @@ from __future__ import annotations
 import argparse
 import difflib
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from scrubcheck.adapters import Adapter, AdapterError, load_adapter
 from scrubcheck.checks import POISONS, Trace, drive, run_stream, truncate_deltas, visible
 from scrubcheck.checks.reuse import run_reuse
-from scrubcheck.checks.trace import open_session
+from scrubcheck.checks.trace import ScrubberError, open_session
 from scrubcheck.chunking import chunking_by_name, chunking_plan
 from scrubcheck.commands.options import (
     add_corpus_option,
@@ -48,7 +49,14 @@ from scrubcheck.runner import (
     run_linear_check,
     run_scenario,
 )
-from scrubcheck.runner.pool import Lost, Progress, Task, WorkerPool, name_memory_limit
+from scrubcheck.runner.pool import (
+    Handler,
+    Lost,
+    Progress,
+    Task,
+    WorkerPool,
+    name_memory_limit,
+)
 from scrubcheck.runner.scenario import stream_deltas
 from scrubcheck.runner.stepnote import StepNoting
 
@@ -141,9 +149,10 @@ def run(args: argparse.Namespace) -> int:
     return 1 if outcome.result.fails_at(args.level) else 0
 
 
-def _in_worker(task: Task, make_handler, memory_limit: int | None) -> object:
+def _in_worker(task: Task, make_handler: Callable[[], Handler[Replay]],
+               memory_limit: int | None) -> Replay | str | Lost:
     """Run one task in an isolated worker: its payload, a harness traceback, or Lost."""
-    got: list[object] = []
+    got: list[Replay | str | Lost] = []
     with WorkerPool(1, make_handler, memory_limit=memory_limit) as pool:
         pool.run([task], lambda _, payload: got.append(payload),
                  lambda _, lost: got.append(lost))
@@ -156,6 +165,7 @@ def replay(
 ) -> Replay:
     """Run the scenario (in the worker) and keep what `show` prints."""
     noting = StepNoting(adapter, note)
+    # StepNoting stands in for the Adapter by delegation (__getattr__), not by subclassing
     adapter, note = noting, noting.note  # type: ignore[assignment]
     vocabulary = scenario.context.vocabulary()
     seen = Replay(unsupported=adapter.unsupported_reason(scenario.context))
@@ -327,7 +337,7 @@ def _selected_traces(
             seen.messages.append(f"open() raised {error.summary}")
         seen.title = (f"one scrubber object: the poison stream ({POISONS[poison][1]}), flush, "
                       "then the recorded deltas")
-        if second is not None:
+        if first is not None and second is not None:
             seen.traces = [("poison stream", first), ("stream", second)]
         elif first is not None:
             seen.traces = [("stream", first)]
@@ -335,7 +345,7 @@ def _selected_traces(
     chunking = chunking_by_name(scenario, vocabulary, name, seed)
     seen.title = f"chunking {name}"
     session = open_session(adapter, scenario.context)
-    if not hasattr(session, "feed"):
+    if isinstance(session, ScrubberError):
         seen.messages.append(f"open() raised {session.summary}")
         return
     seen.traces = [("stream", drive(session, chunking.deltas))]
