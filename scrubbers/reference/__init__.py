@@ -21,6 +21,7 @@ def scrub_with_cuts(text: str, context: Context | None = None) -> tuple[str, lis
 
 def strip_reasoning(text: str, **context: object) -> str:
     """Batch form: the visible answer of a whole response text."""
+    # context: the constructor's keywords (a stream's Context.as_kwargs), unchecked here
     scrubber = ReferenceScrubber(**context)  # type: ignore[arg-type]
     return scrubber.feed(text) + scrubber.flush()
 

@@ -253,7 +253,7 @@ class ReferenceScrubber:
         scanner of that mode would act on."""
         if mode is BLOCK:
             b = self._block
-            chars = b.closes.special_chars  # type: ignore[union-attr]
+            chars = b.closes.special_chars  # type: ignore[union-attr]  # set in every block
             if not chars or b.partial or b.run:
                 return False
             for c in chars:
@@ -479,11 +479,11 @@ class ReferenceScrubber:
         a = self._answer
         if a.drop_run:
             if c == "`":  # R-CODE-7: a run right after a removed piece goes with it
-                return BACKTICK_RUN.match(s, i).end()  # type: ignore[union-attr]
+                return BACKTICK_RUN.match(s, i).end()  # type: ignore[union-attr]  # s[i] is `
             a.drop_run = False
         if a.run:
             if c == "`":
-                j = BACKTICK_RUN.match(s, i).end()  # type: ignore[union-attr]
+                j = BACKTICK_RUN.match(s, i).end()  # type: ignore[union-attr]  # s[i] is `
                 self._emit_raw(s[i:j])
                 a.run += j - i
                 return j
@@ -536,7 +536,7 @@ class ReferenceScrubber:
         if c == "`":
             a = self._answer
             a.run_at_line_start = a.col >= 0
-            j = BACKTICK_RUN.match(s, i).end()  # type: ignore[union-attr]
+            j = BACKTICK_RUN.match(s, i).end()  # type: ignore[union-attr]  # s[i] is `
             self._emit_raw(s[i:j])
             a.run = j - i
             return j
@@ -787,7 +787,7 @@ class ReferenceScrubber:
         b = self._block
         if b.run:
             if c == "`":
-                j = BACKTICK_RUN.match(s, i).end()  # type: ignore[union-attr]
+                j = BACKTICK_RUN.match(s, i).end()  # type: ignore[union-attr]  # s[i] is `
                 self._keep(s[i:j])
                 b.run += j - i
                 return j
@@ -825,7 +825,7 @@ class ReferenceScrubber:
                 self._add_header(c)
             return i + 1
         if c == "`":
-            j = BACKTICK_RUN.match(s, i).end()  # type: ignore[union-attr]
+            j = BACKTICK_RUN.match(s, i).end()  # type: ignore[union-attr]  # s[i] is `
             self._keep(s[i:j])
             b.run = j - i
             return j

@@ -55,8 +55,8 @@ def usage_for(command: str) -> Callable[[str], int]:
 
 class _DeprecatedAlias(argparse.Action):
     def __init__(self, option_strings: Sequence[str], dest: str, *, new: str,
-                 **kwargs: object) -> None:
-        super().__init__(option_strings, dest, **kwargs)  # type: ignore[arg-type]
+                 **kwargs: Any) -> None:  # argparse.Action's own keywords, as given
+        super().__init__(option_strings, dest, **kwargs)
         self.new = new
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,

@@ -169,7 +169,7 @@ class _Reader:
         if self.drop_run:
             self.drop_run = False
             if self.text[i] == "`":
-                return RUN.match(self.text, i, end).end()  # type: ignore[union-attr]
+                return RUN.match(self.text, i, end).end()  # type: ignore[union-attr]  # at a `
         tag = self.search("tag", self.outside.pattern, i, end)
         structure = self.search("structure", _STRUCTURE, i, end)
         if tag is None and structure is None:
