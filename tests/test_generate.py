@@ -10,7 +10,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scrubcheck.specmodel import tags_outside_code
 from scrubcheck.corpus.overlap import overlaps
 from scrubcheck.generate import (
     BytesChooser,
@@ -43,6 +42,7 @@ from scrubcheck.generate.model import (
 from scrubcheck.generate.pieces import ODD_UNICODE, PUNCTUATION, WORDS, answer_literals
 from scrubcheck.model import Context
 from scrubcheck.scrubbers.reference import ReferenceScrubber, strip_reasoning
+from scrubcheck.specmodel import tags_outside_code
 from scrubcheck.vocabulary import FEATURES, build_vocabulary
 
 ALL = tuple(sorted(FEATURES))

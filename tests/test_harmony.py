@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from scrubcheck.specmodel import tags_outside_code
 from scrubcheck.scrubbers.reference import ReferenceScrubber, strip_reasoning
 from scrubcheck.scrubbers.reference.harmony import HEADER_KEPT, MAX_HEADER, message_is_visible
+from scrubcheck.specmodel import tags_outside_code
 
 H = ("harmony",)
 

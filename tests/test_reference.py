@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scrubcheck.specmodel import tags_outside_code
 from scrubcheck.scrubbers.reference import ReferenceScrubber, scrub_with_cuts, strip_reasoning
+from scrubcheck.specmodel import tags_outside_code
 from scrubcheck.vocabulary import build_vocabulary
 
 # (input, context, expected visible, SPEC rule)
