@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from scrubcheck.generate import strategies as sst
 from scrubcheck.generate.soup import soup_tokens
 from scrubcheck.model import Context
-from scrubcheck.scrubbers.reference import scrub_with_cuts
+from scrubcheck.scrubbers.reference import ReferenceScrubber, scrub_with_cuts
 from scrubcheck.specmodel import read_stream, tags_outside_code
 from scrubcheck.specmodel.harmony import shows_message
 from scrubcheck.vocabulary import FEATURES
@@ -92,7 +92,7 @@ def test_token_soup_reads_as_the_reference_reads_it_under_every_context(case):
 
 
 # -- SPEC's own examples, read without the reference ------------------------------
-@pytest.mark.parametrize("text,context,visible", [
+SPEC_EXAMPLES = [
     ("a<think>x</think>b", Context(), "ab"),  # R-BLOCK-1
     ("<think><think>x</think>b", Context(), "b"),  # R-BLOCK-2: no nesting
     ("<thinking>x</think>b", Context(), ""),  # R-BLOCK-4, R-UNCLOSED-1
@@ -124,9 +124,26 @@ def test_token_soup_reads_as_the_reference_reads_it_under_every_context(case):
     ("a<|end|>b<|message|>c", Context(features=("harmony",)), "abc"),  # R-HARMONY-3
     ("<a<think>x</think><b>s</ab>t", Context(delimiters=({"open": "<a<b>", "close": "</ab>"},)),
      "t"),  # R-TAG-1's failed longer match (R-CUSTOM-1)
-])
+    # R-CUSTOM-1: a caller's tag that starts with a lower-case letter, written in capitals
+    ("a THINK secret /THINK b", Context(delimiters=({"open": "tHINK", "close": "/tHINK"},)),
+     "a  b"),
+]
+
+
+@pytest.mark.parametrize("text,context,visible", SPEC_EXAMPLES)
 def test_specs_examples(text, context, visible):
     assert read_stream(text, context).visible == visible
+
+
+@pytest.mark.parametrize("text,context,visible", SPEC_EXAMPLES)
+def test_the_streaming_reference_reads_the_specs_examples_alike(text, context, visible):
+    """The same examples through the reference, whole and one character at a time: each
+    of the last three once showed what the model does not (a header limit counted over
+    the stream, a run at the cut read at its exact length inside a block, a caller's
+    tag missed in the other case of its first letter)."""
+    for deltas in ([text], list(text)):
+        scrubber = ReferenceScrubber(**context.as_kwargs())
+        assert "".join(map(scrubber.feed, deltas)) + scrubber.flush() == visible
 
 
 @pytest.mark.parametrize("header,by_start,shown", [

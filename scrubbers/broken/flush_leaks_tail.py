@@ -19,9 +19,9 @@ TAIL = 23
 class FlushLeaksTailScrubber(ReferenceScrubber):
     _tail = ""
 
-    def _enter_block(self, closes) -> None:  # type: ignore[no-untyped-def]
+    def _enter_block(self, closes, recover: bool = True) -> None:  # type: ignore[no-untyped-def]
         self._tail = ""
-        super()._enter_block(closes)
+        super()._enter_block(closes, recover)
 
     def _keep(self, text: str) -> None:
         self._tail = (self._tail + text)[-TAIL:]

@@ -280,7 +280,7 @@ class ReferenceScrubber:
         self._fence: FenceState | None = None
         self._block = BlockState()
         self._header: HeaderState | None = None
-        self._header_length = 0  # characters of harmony headers seen, kept or not
+        self._header_length = 0  # characters of the current harmony header, kept or not
         # SPEC R-SKIP-1: the whole input while a pre-filled block that may be an answer
         # is open (None when that cannot happen, or once a close ended the block)
         self._skip_text: list[str] | None = None
@@ -671,6 +671,7 @@ class ReferenceScrubber:
             if tag.header:  # SPEC R-HARMONY-1: a header, read when `<|message|>` ends it
                 self._enter_block(closes, recover=False)
                 self._header = HeaderState(opened_by_start=fold(raw) == "<|start|>")
+                self._header_length = 0  # R-HARMONY-1: each header is measured alone
             else:
                 self._enter_block(closes)
 
@@ -747,10 +748,6 @@ class ReferenceScrubber:
         """Collect header text, no more than makes it too long to be a header."""
         header = self._header
         assert header is not None
-        # NOTE: `_header_length` counts from the start of the stream, not of this
-        # header, as the reference always has: once the headers of one stream pass
-        # HEADER_KEPT together, a later header is cut short and its message hidden
-        # (R-HARMONY-2 would judge each header alone). Kept so that no output changes.
         if self._header_length <= HEADER_KEPT:
             header.parts.append(text[: HEADER_KEPT + 1 - self._header_length])
             self._header_length += len(text)

@@ -49,25 +49,31 @@ class LineIndex:
         self.starts: list[int] = []
         self.by_length: dict[int, list[int]] = {}
         self.cut_run: int | None = None  # start of the run that touches the cut
+        self.cut_run_length = 0  # its length so far: it may still grow
         for m in BACKTICK_RUN.finditer(line):
             self.starts.append(m.start())
             self.by_length.setdefault(m.end() - m.start(), []).append(m.start())
             if cut and m.end() == len(line):
-                self.cut_run = m.start()
+                self.cut_run, self.cut_run_length = m.start(), m.end() - m.start()
 
     def has_run_from(self, offset: int) -> bool:
         return bisect_left(self.starts, offset) < len(self.starts)
 
     def run_end_from(self, length: int, offset: int, *, closes_at_cut: bool = True) -> int | None:
         """End of the first run of exactly `length` backticks starting at or after `offset`
-        (with `closes_at_cut=False`, the run touching the cut never counts)."""
-        starts = self.by_length.get(length)
-        if not starts:
-            return None
+        (with `closes_at_cut=False`, the run touching the cut never counts; with
+        `closes_at_cut=True`, a shorter run at the cut counts too: it may still grow)."""
+        starts = self.by_length.get(length, [])
         k = bisect_left(starts, offset)
-        if k == len(starts) or (not closes_at_cut and starts[k] == self.cut_run):
-            return None  # the run at the cut is the line's last: nothing follows it
-        return starts[k] + length
+        if k < len(starts):
+            if not closes_at_cut and starts[k] == self.cut_run:
+                return None  # the run at the cut is the line's last: nothing follows it
+            return starts[k] + length
+        if (closes_at_cut and self.cut_run is not None and self.cut_run >= offset
+                and self.cut_run_length < length):
+            # R-CODE-6: a shorter run at the cut may still grow to `length` and close
+            return self.cut_run + self.cut_run_length
+        return None
 
 
 def guarded_until(state: RunState, index: LineIndex, offset: int, *,

@@ -61,7 +61,10 @@ class MatchTable:
 def _table(tags: list[Tag]) -> MatchTable:
     by_folded = {fold(t.text): t for t in tags}
     prefixes = frozenset(k[:i] for k in by_folded for i in range(1, len(k)))
-    starts = frozenset(k[0] for k in by_folded) | frozenset(t.text[0] for t in tags)
+    # R-VOCAB-2 / R-CUSTOM-1: names compare ASCII case-insensitively, so a tag may start
+    # with either case of an ASCII letter, whichever case its text is written in
+    starts = frozenset(c for k in by_folded for c in (k[0], k[0].upper() if k[0].isascii()
+                                                      else k[0]))
     special_chars = (*sorted(starts), "`", "\n")
     special = re.compile("[" + re.escape("".join(special_chars)) + "]")
     whole = None
