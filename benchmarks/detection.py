@@ -39,8 +39,8 @@ from pathlib import Path
 from scrubcheck.cachedir import cache_dir
 from scrubcheck.corpus import load_corpus
 from scrubcheck.hunt import FuzzSettings, HuntSettings, fuzz, hunt
+from scrubcheck.hunt.as_scenario import finding_yaml
 from scrubcheck.hunt.fuzzing import atheris_problem
-from scrubcheck.hunt.scenario import finding_yaml
 from scrubcheck.hunt.selftest import ALL_CASES, LEAK, BrokenCase, probe, verdict_text
 from scrubcheck.results import Outcome
 from scrubcheck.runner import RunSettings, run_corpus

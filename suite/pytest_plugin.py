@@ -283,7 +283,7 @@ class _ResultItem(pytest.Item):
         raise NotImplementedError
 
     def runtest(self) -> None:
-        from scrubcheck.reports.scenario import scenario_text
+        from scrubcheck.reports.failure_text import scenario_text
         from scrubcheck.results import Outcome
 
         state = self.config.stash[_STATE]

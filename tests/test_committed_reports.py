@@ -26,7 +26,6 @@ REPORTS = ROOT / "reports"
 REFERENCE = REPORTS / "reference"
 #: how to make it current again: the README's first command
 REGENERATE_REFERENCE = "rerun the reference into reports/reference (README, Two commands)"
-MATRIX_IN_PROGRESS = "matrix regeneration in progress"
 
 
 def test_coverage_is_what_the_current_corpus_gives(tmp_path: Path) -> None:
@@ -89,7 +88,6 @@ def _table(text: str, header_start: str) -> list[str]:
     return lines[first:end]
 
 
-@pytest.mark.xfail(strict=True, reason=MATRIX_IN_PROGRESS)
 def test_the_matrix_ran_on_the_current_corpus(corpus: Corpus) -> None:
     """matrix.json keeps no corpus digest or SPEC version, so the scenario ids its
     reference row judged stand for the corpus it ran on."""
@@ -101,7 +99,6 @@ def test_the_matrix_ran_on_the_current_corpus(corpus: Corpus) -> None:
                         f"matrix, {len(ran - now)} no longer in the corpus)")
 
 
-@pytest.mark.xfail(strict=True, reason=MATRIX_IN_PROGRESS)
 def test_the_readme_headline_table_is_the_matrix_headline() -> None:
     """README.md quotes the headline of reports/matrix.json as `scrubcheck matrix`
     renders it (`scrubcheck matrix --render-from reports/matrix.json` re-renders)."""

@@ -12,7 +12,7 @@ import pytest
 from scrubcheck.adapters import load_adapter
 from scrubcheck.corpus import load_corpus
 from scrubcheck.model import Context, Scenario
-from scrubcheck.runner.scenario import run_scenario
+from scrubcheck.runner.judge import run_scenario
 from scrubcheck.scrubbers.reference import ReferenceScrubber, strip_reasoning
 from scrubcheck.specmodel import tags_outside_code
 from scrubcheck.vocabulary import DelimiterError, build_vocabulary

@@ -24,7 +24,8 @@ from scrubcheck.generate import (
     shape_rules,
     strategies,
 )
-from scrubcheck.generate.model import (
+from scrubcheck.generate.pieces import ODD_UNICODE, PUNCTUATION, WORDS, answer_literals
+from scrubcheck.generate.stream_model import (
     CANARY,
     CODE,
     NOISE,
@@ -39,7 +40,6 @@ from scrubcheck.generate.model import (
     StreamModel,
     Unclosed,
 )
-from scrubcheck.generate.pieces import ODD_UNICODE, PUNCTUATION, WORDS, answer_literals
 from scrubcheck.model import Context
 from scrubcheck.scrubbers.reference import ReferenceScrubber, strip_reasoning
 from scrubcheck.specmodel import tags_outside_code

@@ -18,13 +18,13 @@ from scrubcheck.commands import lint as lint_command
 from scrubcheck.corpus import load_corpus
 from scrubcheck.corpus.yamlwriter import quote
 from scrubcheck.generate import canary
-from scrubcheck.generate.model import CANARY, Answer, Block, Reasoning, StreamModel, render
+from scrubcheck.generate.stream_model import CANARY, Answer, Block, Reasoning, StreamModel, render
 from scrubcheck.hunt import Finding, HuntSettings, Violation, first_violation, hunt
+from scrubcheck.hunt.as_scenario import finding_yaml
 from scrubcheck.hunt.case import Case
 from scrubcheck.hunt.database import KeepFailures
-from scrubcheck.hunt.report import save_findings
+from scrubcheck.hunt.findings_output import save_findings
 from scrubcheck.hunt.sandbox import Sandbox
-from scrubcheck.hunt.scenario import finding_yaml
 from scrubcheck.hunt.shrink import shrink_choices, shrink_deltas
 from scrubcheck.model import Context
 from scrubcheck.scrubbers.broken import BROKEN

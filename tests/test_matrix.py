@@ -9,7 +9,7 @@ import pytest
 
 from scrubcheck.cli import main
 from scrubcheck.matrix import Matrix, Row, matrix_dict, write_matrix
-from scrubcheck.matrix.model import cell_counts, hall_of_bugs, observed_checks, pruned
+from scrubcheck.matrix.rows import cell_counts, hall_of_bugs, observed_checks, pruned
 from scrubcheck.matrix.rundiff import diff_runs, verdicts_of
 from scrubcheck.matrix.verdicts import ERROR, FAIL, LEAK, PASS, SHOULD, UNSUPPORTED, verdict
 from scrubcheck.results import Failure, Outcome, RunResult, ScenarioResult
@@ -203,7 +203,7 @@ def test_diff_of_two_matrices_compares_each_implementation(tmp_path):
 
 def test_reuse_keeps_runs_made_with_the_same_settings_corpus_and_versions(tmp_path):
     from scrubcheck import __version__
-    from scrubcheck.matrix.build import _reusable, corpus_digest
+    from scrubcheck.matrix.runs import _reusable, corpus_digest
     from scrubcheck.model import Scenario
     from scrubcheck.runner import RunSettings
     from scrubcheck.spec import SPEC_VERSION

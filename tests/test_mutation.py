@@ -20,7 +20,7 @@ from scrubcheck.corpus import load_corpus, select  # noqa: E402
 from scrubcheck.mutation.equivalents import EquivalentsError, load_equivalents  # noqa: E402
 from scrubcheck.mutation.mutants import Mutant, Site, mutant_id, population  # noqa: E402
 from scrubcheck.mutation.oracle import Oracle, OracleError, Verdict  # noqa: E402
-from scrubcheck.mutation.report import render  # noqa: E402
+from scrubcheck.mutation.report_md import render  # noqa: E402
 from scrubcheck.mutation.session import (  # noqa: E402
     CONTRADICTED,
     EQUIVALENT,

@@ -15,8 +15,8 @@ import pytest
 from scrubcheck.cli import main
 from scrubcheck.corpus import load_corpus
 from scrubcheck.matrix.markdown import render_markdown
-from scrubcheck.matrix.model import observed_checks
 from scrubcheck.matrix.observed import EVERY_PEER, shipped_observed
+from scrubcheck.matrix.rows import observed_checks
 from scrubcheck.matrix.stored import StoredMatrixError, load_stored_matrix
 from scrubcheck.peers import ManifestError, load_manifest, shipped_manifests
 from scrubcheck.peers.manifest import shared_observations

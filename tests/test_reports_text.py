@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from scrubcheck.checks import visible as checks_visible
 from scrubcheck.reports import visible_whitespace
-from scrubcheck.reports.diff import diff_view, first_difference
+from scrubcheck.reports.first_difference import diff_view, first_difference
 from scrubcheck.reports.mdtext import cell, code_span, fenced, prose
 from scrubcheck.reports.text import delta_list, display_width, xml_safe
 

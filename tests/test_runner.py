@@ -150,7 +150,7 @@ def test_replay_command_names_scenario_scrubber_chunking_and_seed():
 
 
 def test_a_scenario_where_no_check_ran_is_an_error(monkeypatch):
-    import scrubcheck.runner.scenario as module
+    import scrubcheck.runner.judge as module
 
     monkeypatch.setattr(module, "chunking_names", lambda *a, **k: ([], {}))
     monkeypatch.setattr(module, "cut_points", lambda *a, **k: ([], 0))
@@ -282,8 +282,8 @@ def test_advice_names_the_callers_options():
     differ from the command line's)."""
     from scrubcheck.option_names import OptionNames
     from scrubcheck.runner import run_linear_check
+    from scrubcheck.runner.judge import blank_result
     from scrubcheck.runner.pool import name_memory_limit
-    from scrubcheck.runner.scenario import blank_result
 
     names = OptionNames(timeout="--budget", memory_limit="--cap", skip_linear="--skip-it")
     result = run_linear_check(load_adapter("reference"), budget_s=0.5, options=names)

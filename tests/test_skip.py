@@ -10,7 +10,7 @@ import pytest
 
 from scrubcheck.adapters import load_adapter
 from scrubcheck.model import FINISH_REASONS, Context, Scenario
-from scrubcheck.runner.scenario import run_scenario
+from scrubcheck.runner.judge import run_scenario
 from scrubcheck.scrubbers.reference import ReferenceScrubber
 
 SKIP = {"starts_in_reasoning": True, "may_skip_reasoning": True}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from scrubcheck.adapters.context import CONTEXT_KEYS
-from scrubcheck.corpus.build import context_from
+from scrubcheck.corpus.scenario_builder import context_from
 from scrubcheck.model import Context
 from scrubcheck.vocabulary import (
     FEATURES,

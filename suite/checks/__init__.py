@@ -21,10 +21,10 @@ from scrubcheck.checks.expected import check_expected
 from scrubcheck.checks.holdback import measure_holdback
 from scrubcheck.checks.idempotence import check_idempotence
 from scrubcheck.checks.invariance import StreamOutput, check_invariance
-from scrubcheck.checks.leak import Leak, LeakDetector
 from scrubcheck.checks.leaks import check_leak, leak_finding
 from scrubcheck.checks.linear import measure_linearity
 from scrubcheck.checks.names import Check, Scope
+from scrubcheck.checks.reasoning_windows import Leak, LeakDetector
 from scrubcheck.checks.render import visible
 from scrubcheck.checks.reuse import POISONS, check_reuse, run_reuse
 from scrubcheck.checks.robust import check_exception, check_types

@@ -10,8 +10,8 @@ also the scrubber's hold-back at that point (R-STREAM-1).
 from __future__ import annotations
 
 from scrubcheck.adapters import Adapter
-from scrubcheck.checks.leak import LeakDetector
 from scrubcheck.checks.leaks import check_leak
+from scrubcheck.checks.reasoning_windows import LeakDetector
 from scrubcheck.checks.trace import Trace, run_stream
 from scrubcheck.checks.undecided import check_undecided
 from scrubcheck.evidence import Evidence

@@ -28,14 +28,14 @@ from scrubcheck.commands.options import (
     usage_for,
 )
 from scrubcheck.hunt import Finding
-from scrubcheck.hunt.fuzzing import FuzzSettings, atheris_problem, fuzz
-from scrubcheck.hunt.report import (
+from scrubcheck.hunt.findings_output import (
     exit_code,
     linear_lines,
     print_finding,
     print_summary,
     save_findings,
 )
+from scrubcheck.hunt.fuzzing import FuzzSettings, atheris_problem, fuzz
 
 NAME = "fuzz"
 HELP = "coverage-guided fuzzing with atheris; findings become minimal scenarios"

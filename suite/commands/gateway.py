@@ -196,8 +196,8 @@ def _load_all(paths: list[Path]) -> list[tuple[str, Capture]] | str:
 
 
 def _check(args: argparse.Namespace) -> int:
+    from scrubcheck.gateway.check_text import render_capture
     from scrubcheck.gateway.classify import analyse
-    from scrubcheck.gateway.report import render_capture
     from scrubcheck.gateway.scrubbers import scrubber_specs
     from scrubcheck.gateway.verdicts import judge_all
 

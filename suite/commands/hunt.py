@@ -29,7 +29,7 @@ from scrubcheck.commands.options import (
     usage_for,
 )
 from scrubcheck.hunt import Finding, HuntSettings, hunt
-from scrubcheck.hunt.report import (
+from scrubcheck.hunt.findings_output import (
     exit_code,
     linear_lines,
     print_finding,

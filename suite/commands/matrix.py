@@ -35,7 +35,7 @@ from scrubcheck.commands.run import slug
 from scrubcheck.corpus import load_corpus, select
 from scrubcheck.distributed.dask_runner import DaskError
 from scrubcheck.matrix import run_matrix, write_matrix
-from scrubcheck.matrix.build import RowRunner
+from scrubcheck.matrix.runs import RowRunner
 from scrubcheck.peers import ManifestError, shipped_manifests
 from scrubcheck.runner import RunSettings, load_scrubber
 
@@ -116,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
         return _usage(f"no scenario matches the selection ({len(corpus.scenarios)} loaded)")
     settings = RunSettings(seed=args.seed, timeout_s=args.timeout, jobs=args.jobs,
                            memory_limit=args.memory_limit)
-    from scrubcheck.matrix.build import matrix_settings
+    from scrubcheck.matrix.runs import matrix_settings
 
     settings = matrix_settings(settings, args.quick)
     if args.dask and args.shard:

@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
         from scrubcheck.mutation.equivalents import EquivalentsError, load_equivalents
         from scrubcheck.mutation.mutants import MutationToolMissing, population
         from scrubcheck.mutation.oracle import Oracle, OracleError
-        from scrubcheck.mutation.report import render
+        from scrubcheck.mutation.report_md import render
         from scrubcheck.mutation.session import (
             CONTRADICTED,
             EQUIVALENT,
@@ -138,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
                            jobs=args.jobs, random_count=args.random_chunkings,
                            linear_check=False)
     if not args.full_chunkings:
-        from scrubcheck.matrix.build import matrix_settings
+        from scrubcheck.matrix.runs import matrix_settings
 
         settings = replace(matrix_settings(settings, quick=True),
                            random_count=args.random_chunkings)

@@ -49,6 +49,7 @@ from scrubcheck.runner import (
     run_linear_check,
     run_scenario,
 )
+from scrubcheck.runner.judge import stream_deltas
 from scrubcheck.runner.pool import (
     Handler,
     Lost,
@@ -57,7 +58,6 @@ from scrubcheck.runner.pool import (
     WorkerPool,
     name_memory_limit,
 )
-from scrubcheck.runner.scenario import stream_deltas
 from scrubcheck.runner.stepnote import StepNoting
 
 NAME = "show"

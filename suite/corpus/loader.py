@@ -21,7 +21,7 @@ from importlib import resources
 from pathlib import Path
 
 from scrubcheck.corpus import families
-from scrubcheck.corpus.build import scenario_from
+from scrubcheck.corpus.scenario_builder import scenario_from
 from scrubcheck.corpus.schema import Problem, describe_type, validate_item
 from scrubcheck.corpus.semantics import check_scenario
 from scrubcheck.corpus.yamlsource import LineDict, LineList, YamlSyntaxError, line_of, parse_yaml

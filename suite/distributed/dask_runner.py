@@ -51,7 +51,7 @@ from scrubcheck.spec import SPEC_VERSION
 if TYPE_CHECKING:  # `distributed` is optional (the dask extra): imported where used
     from distributed import Client, Future
 
-    from scrubcheck.matrix.build import RowRunner
+    from scrubcheck.matrix.runs import RowRunner
 
 #: what a job is submitted with and handed back with (None for a run, a row name for a matrix)
 K = TypeVar("K")
@@ -292,7 +292,7 @@ def dask_rows(client: Client, selection: Selection, scenarios: list[Scenario],
     """A matrix RowRunner: every worker checked for every row's implementation, then every
     row × every shard submitted at once, so the cluster spreads implementations and shards
     over its workers; a row is yielded (merged) as soon as its last shard is back."""
-    from scrubcheck.matrix.model import Row
+    from scrubcheck.matrix.rows import Row
 
     digest = corpus_digest(scenarios)
 

@@ -23,7 +23,7 @@ from enum import StrEnum
 
 from scrubcheck.adapters import Adapter, AdapterError, load_adapter
 from scrubcheck.checks import LeakDetector, run_stream, ws_compare
-from scrubcheck.checks.leak import WINDOW
+from scrubcheck.checks.reasoning_windows import WINDOW
 from scrubcheck.checks.render import around, quoted
 from scrubcheck.corpus.overlap import windows
 from scrubcheck.gateway.capture import Capture

@@ -8,7 +8,11 @@ follows from the structure (SPEC, whitespace exact) and its reasoning is made of
 canaries that no answer can contain: any canary in an output is a proven leak.
 """
 
-from scrubcheck.generate.build import (
+from scrubcheck.generate.canary import canary, canary_run, find_canaries
+from scrubcheck.generate.chooser import BytesChooser, Chooser, DrawChooser, ListChooser
+from scrubcheck.generate.partition import choose_partition
+from scrubcheck.generate.rules import shape_rules
+from scrubcheck.generate.shapes import (
     Profile,
     build_answer_model,
     build_model,
@@ -16,12 +20,8 @@ from scrubcheck.generate.build import (
     build_stream,
     choose_context,
 )
-from scrubcheck.generate.canary import canary, canary_run, find_canaries
-from scrubcheck.generate.chooser import BytesChooser, Chooser, DrawChooser, ListChooser
-from scrubcheck.generate.model import RenderedStream, StreamModel, render
-from scrubcheck.generate.partition import choose_partition
-from scrubcheck.generate.rules import shape_rules
 from scrubcheck.generate.soup import choose_soup
+from scrubcheck.generate.stream_model import RenderedStream, StreamModel, render
 
 __all__ = [
     "BytesChooser",

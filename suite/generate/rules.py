@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scrubcheck.generate.model import RenderedStream
+from scrubcheck.generate.stream_model import RenderedStream
 from scrubcheck.model import Context
 from scrubcheck.spec import RULES
 from scrubcheck.vocabulary import build_vocabulary, fold

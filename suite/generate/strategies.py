@@ -22,16 +22,16 @@ from collections.abc import Iterable
 
 from hypothesis import strategies as st
 
-from scrubcheck.generate.build import (
+from scrubcheck.generate.chooser import DrawChooser
+from scrubcheck.generate.partition import choose_partition
+from scrubcheck.generate.shapes import (
     Profile,
     build_answer_model,
     build_reasoning,
     build_stream,
 )
-from scrubcheck.generate.chooser import DrawChooser
-from scrubcheck.generate.model import RenderedStream, render
-from scrubcheck.generate.partition import choose_partition
 from scrubcheck.generate.soup import choose_soup
+from scrubcheck.generate.stream_model import RenderedStream, render
 from scrubcheck.model import CONTEXT_KEYS, Context
 from scrubcheck.vocabulary import build_vocabulary
 

@@ -15,16 +15,16 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # what the lazy names below are, for the type checker (kept in step)
+    from scrubcheck.hunt.as_scenario import (  # noqa: F401
+        finding_scenario,
+        finding_yaml,
+        findings_file,
+    )
     from scrubcheck.hunt.case import Case, build_case  # noqa: F401
     from scrubcheck.hunt.engine import HuntResult, HuntSettings, cases, hunt  # noqa: F401
     from scrubcheck.hunt.finding import Finding  # noqa: F401
     from scrubcheck.hunt.fuzzing import FuzzResult, FuzzSettings, fuzz  # noqa: F401
     from scrubcheck.hunt.properties import first_violation, violations  # noqa: F401
-    from scrubcheck.hunt.scenario import (  # noqa: F401
-        finding_scenario,
-        finding_yaml,
-        findings_file,
-    )
     from scrubcheck.hunt.violation import PROPERTIES, PropertyFailure, Violation  # noqa: F401
 
 _EXPORTS = {
@@ -33,7 +33,8 @@ _EXPORTS = {
     "Finding": "finding",
     "FuzzResult": "fuzzing", "FuzzSettings": "fuzzing", "fuzz": "fuzzing",
     "first_violation": "properties", "violations": "properties",
-    "finding_scenario": "scenario", "finding_yaml": "scenario", "findings_file": "scenario",
+    "finding_scenario": "as_scenario", "finding_yaml": "as_scenario",
+    "findings_file": "as_scenario",
     "PROPERTIES": "violation", "PropertyFailure": "violation", "Violation": "violation",
 }
 

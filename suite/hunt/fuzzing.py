@@ -95,7 +95,7 @@ def _corpus_streams() -> list[tuple[str, tuple[str, ...], Context]]:
     import yaml
 
     from scrubcheck.corpus import corpus_files, default_corpus_dir
-    from scrubcheck.corpus.build import context_from
+    from scrubcheck.corpus.scenario_builder import context_from
 
     streams = []
     for path in corpus_files([default_corpus_dir()]):

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scrubcheck.matrix.build import run_matrix
 from scrubcheck.matrix.html import write_matrix_html
 from scrubcheck.matrix.jsonform import matrix_dict, write_matrix_json
 from scrubcheck.matrix.markdown import write_matrix_markdown
-from scrubcheck.matrix.model import Matrix, Row
+from scrubcheck.matrix.rows import Matrix, Row
+from scrubcheck.matrix.runs import run_matrix
 
 
 def write_matrix(matrix: Matrix, out: Path) -> list[Path]:

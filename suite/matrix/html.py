@@ -10,7 +10,7 @@ from collections import Counter
 from pathlib import Path
 
 from scrubcheck.matrix.markdown import HEADLINE, LETTER, class_count, source_link
-from scrubcheck.matrix.model import (
+from scrubcheck.matrix.rows import (
     Matrix,
     cell_counts,
     columns,

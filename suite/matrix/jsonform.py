@@ -10,7 +10,7 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-from scrubcheck.matrix.model import Matrix, cell_counts, hall_of_bugs, observed_checks, pruned
+from scrubcheck.matrix.rows import Matrix, cell_counts, hall_of_bugs, observed_checks, pruned
 
 MATRIX_FORMAT = 1
 

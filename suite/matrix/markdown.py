@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scrubcheck.matrix.model import (
+from scrubcheck.matrix.rows import (
     Matrix,
     Row,
     cell_counts,

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from scrubcheck.corpus.shard import Shard
-from scrubcheck.matrix.build import keep_run, shard_sentence
-from scrubcheck.matrix.model import Matrix, Row
+from scrubcheck.matrix.rows import Matrix, Row
+from scrubcheck.matrix.runs import keep_run, shard_sentence
 from scrubcheck.matrix.stored import StoredMatrixError, load_stored_matrix
 from scrubcheck.reports import read_report
 from scrubcheck.runner.merge import MergeError, merge_shards

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from scrubcheck.matrix.jsonform import MATRIX_FORMAT
-from scrubcheck.matrix.model import Matrix, Row
+from scrubcheck.matrix.rows import Matrix, Row
 
 _ROW_KEYS = ("name", "title", "kind", "package", "version", "spec", "status")
 

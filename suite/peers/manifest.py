@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scrubcheck.corpus.build import context_from
+from scrubcheck.corpus.scenario_builder import context_from
 from scrubcheck.model import CONTEXT_KEYS, Context, ScrubberKind
 from scrubcheck.peers.observed import (
     SHARED_FILE,

@@ -14,11 +14,11 @@ from pathlib import Path
 
 from ..results import RunResult
 from .badge import write_badge
+from .failure_text import scenario_text
 from .html import write_html
 from .json_report import read_report, report_dict, validate_report, write_json
 from .junit import write_junit
 from .markdown import write_markdown
-from .scenario import scenario_text
 from .text import visible_whitespace
 
 FILE_NAMES: dict[str, str] = {

@@ -23,9 +23,7 @@ from markdown_it import MarkdownIt
 from ..checks.render import WHITESPACE_MARKS, quoted
 from ..results import Failure, Outcome, RunResult, ScenarioResult
 from . import analysis as an
-from .diff import CONTEXT_AFTER, CONTEXT_BEFORE
-from .htmlpage import PAGE_CSS, table, text
-from .scenario import (
+from .failure_text import (
     LABEL_WIDTH,
     holdback_text,
     metrics_text,
@@ -35,6 +33,8 @@ from .scenario import (
     repro_lines,
     result_notes,
 )
+from .first_difference import CONTEXT_AFTER, CONTEXT_BEFORE
+from .htmlpage import PAGE_CSS, table, text
 from .text import WHITESPACE_LEGEND, plural, terminal_safe, visible_whitespace, xml_safe
 
 SEVERITY_KEYS = ("leak", "must", "should")

@@ -14,7 +14,7 @@ from pathlib import Path
 from ..results import Outcome, RunResult, ScenarioResult
 from . import analysis as an
 from .analysis import reproductions
-from .scenario import replay_command, scenario_text
+from .failure_text import replay_command, scenario_text
 from .text import shorten, xml_safe
 
 SCRUBBER_SUITE = "scrubber-checks"

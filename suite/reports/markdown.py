@@ -14,8 +14,7 @@ from tabulate import tabulate
 
 from ..results import Outcome, RunResult, ScenarioResult
 from . import analysis as an
-from .mdtext import cell, code_span, fenced, prose
-from .scenario import (
+from .failure_text import (
     holdback_text,
     metrics_text,
     numbered_reproductions,
@@ -24,6 +23,7 @@ from .scenario import (
     repro_lines,
     result_notes,
 )
+from .mdtext import cell, code_span, fenced, prose
 from .text import WHITESPACE_LEGEND, plural, terminal_safe, xml_safe
 
 OUTCOME_HEADERS = [o.value.lower() for o in an.OUTCOME_ORDER]

@@ -5,9 +5,9 @@
 """
 
 from scrubcheck.runner.corpus import LINEAR_ID, run_corpus, run_linear_check
+from scrubcheck.runner.judge import run_scenario
 from scrubcheck.runner.preflight import load_scrubber
 from scrubcheck.runner.replay import replay_command
-from scrubcheck.runner.scenario import run_scenario
 from scrubcheck.runner.settings import RunSettings
 
 __all__ = [

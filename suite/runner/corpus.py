@@ -21,11 +21,11 @@ from scrubcheck.checks import measure_linearity
 from scrubcheck.model import Scenario
 from scrubcheck.option_names import COMMAND_LINE, OptionNames
 from scrubcheck.results import Outcome, RunResult, ScenarioResult
+from scrubcheck.runner.judge import blank_result, run_scenario
 from scrubcheck.runner.pool import Lost, Progress, Task, WorkerPool
 from scrubcheck.runner.preflight import load_scrubber
 from scrubcheck.runner.progress import RunProgress
 from scrubcheck.runner.replay import replay_command
-from scrubcheck.runner.scenario import blank_result, run_scenario
 from scrubcheck.runner.settings import RunSettings
 from scrubcheck.spec import SPEC_VERSION
 

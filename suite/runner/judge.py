@@ -36,7 +36,7 @@ from scrubcheck.checks import (
     run_truncation,
     truncate_deltas,
 )
-from scrubcheck.checks.leak import Leak
+from scrubcheck.checks.reasoning_windows import Leak
 from scrubcheck.checks.registry import CheckEntry, Subject, output_checks
 from scrubcheck.chunking import (
     Chunking,

@@ -14,7 +14,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 from tabulate import tabulate
 
-from scrubcheck.matrix.build import FULL_NOTE, QUICK_CAPS, QUICK_NOTE
+from scrubcheck.matrix.runs import FULL_NOTE, QUICK_CAPS, QUICK_NOTE
 from scrubcheck.mutation.oracle import LONG_TEXT
 from scrubcheck.mutation.session import (
     CONTRADICTED,

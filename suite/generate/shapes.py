@@ -13,25 +13,6 @@ from typing import Protocol
 
 from scrubcheck.generate.canary import canary_run
 from scrubcheck.generate.chooser import Chooser, chance, more, pick
-from scrubcheck.generate.model import (
-    CANARY,
-    CODE,
-    NOISE,
-    Answer,
-    Block,
-    Bypass,
-    Harmony,
-    Item,
-    Marker,
-    Orphan,
-    Prefill,
-    Reasoning,
-    RenderedStream,
-    Splice,
-    StreamModel,
-    Unclosed,
-    render,
-)
 from scrubcheck.generate.pieces import (
     CODE_WORDS,
     CUSTOM_SETS,
@@ -49,6 +30,25 @@ from scrubcheck.generate.pieces import (
     case_variant,
     foreign_delimiters,
     lookalikes,
+)
+from scrubcheck.generate.stream_model import (
+    CANARY,
+    CODE,
+    NOISE,
+    Answer,
+    Block,
+    Bypass,
+    Harmony,
+    Item,
+    Marker,
+    Orphan,
+    Prefill,
+    Reasoning,
+    RenderedStream,
+    Splice,
+    StreamModel,
+    Unclosed,
+    render,
 )
 from scrubcheck.model import CONTEXT_KEYS, FINISH_REASONS, Context
 from scrubcheck.vocabulary import FEATURES, HARMONY_MESSAGE, CustomDelimiter, Tag

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import TextIO
 
 from scrubcheck.checks.linear import LinearMeasurement, ratios_text
+from scrubcheck.hunt.as_scenario import finding_yaml, findings_file
 from scrubcheck.hunt.finding import Finding
-from scrubcheck.hunt.scenario import finding_yaml, findings_file
 
 
 def print_finding(finding: Finding, out: TextIO | None = None) -> None:

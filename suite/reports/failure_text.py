@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..results import ScenarioResult
 from .analysis import Reproduction, reproductions, scenario_headline, scenario_title
-from .diff import diff_view
+from .first_difference import diff_view
 from .text import delta_list, output_excerpt, plural, xml_safe
 
 LABEL_WIDTH = 10  # "expected: " and friends line up

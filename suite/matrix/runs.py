@@ -27,7 +27,7 @@ from scrubcheck.adapters import AdapterError
 from scrubcheck.chunking import Caps
 from scrubcheck.corpus.fingerprint import corpus_digest
 from scrubcheck.corpus.shard import Shard
-from scrubcheck.matrix.model import Matrix, Row
+from scrubcheck.matrix.rows import Matrix, Row
 from scrubcheck.model import Scenario
 from scrubcheck.peers import Manifest, read_marker
 from scrubcheck.reports import write_reports
