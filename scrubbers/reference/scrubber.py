@@ -290,7 +290,7 @@ class ReferenceScrubber:
                 self._skip_text = []
 
     # Read by subclasses and probes outside this module (scrubbers/broken,
-    # suite/codescan.py, benchmarks/perf/memory.py): the held partials and the
+    # benchmarks/perf/memory.py, tests): the held partials and the
     # other hold-backs under their former names.
     @property
     def _stack(self) -> list[str]:
