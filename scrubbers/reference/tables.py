@@ -63,8 +63,8 @@ def _table(tags: list[Tag]) -> MatchTable:
     prefixes = frozenset(k[:i] for k in by_folded for i in range(1, len(k)))
     # R-VOCAB-2 / R-CUSTOM-1: names compare ASCII case-insensitively, so a tag may start
     # with either case of an ASCII letter, whichever case its text is written in
-    starts = frozenset(c for k in by_folded for c in (k[0], k[0].upper() if k[0].isascii()
-                                                      else k[0]))
+    firsts = {k[0] for k in by_folded}
+    starts = frozenset(firsts | {c.upper() for c in firsts if c.isascii()})
     special_chars = (*sorted(starts), "`", "\n")
     special = re.compile("[" + re.escape("".join(special_chars)) + "]")
     whole = None

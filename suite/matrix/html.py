@@ -51,8 +51,7 @@ def _name(row) -> str:
 
 def render_html(matrix: Matrix) -> str:
     parts = [f"<h1>scrubcheck compliance matrix</h1><p>Generated {text(matrix.started_at)}, "
-             f"{text(matrix.mode)} mode; {text(matrix.timing())}"
-             f"{text(f' ({matrix.provenance()})' if matrix.provenance() else '')}. "
+             f"{text(matrix.mode)} mode; {text(matrix.production())}. "
              f"{text(matrix.mode_note)}</p>"
              "<p class=muted>Cells are pass/fail/unsupported scenario counts; ⚠n: n of the "
              "failures leak reasoning; En: errors. Unsupported scenarios are never passes.</p>"]

@@ -67,8 +67,7 @@ def render_markdown(matrix: Matrix) -> str:
         f"Real reasoning scrubbers, each installed from its own package into its own "
         f"environment and driven through the same corpus and checks as the reference. "
         f"Generated {matrix.started_at} by `scrubcheck matrix` in {matrix.mode} mode; "
-        f"{matrix.timing()}" + (f" ({matrix.provenance()})" if matrix.provenance() else "")
-        + ".", "",
+        f"{matrix.production()}.", "",
         f"**Mode.** {matrix.mode_note}", "",
         f"**Full reports.** Each implementation's own report (Markdown, HTML, JSON, JUnit) is "
         f"written to `{FULL_REPORTS}<name>/` by the same command; they are 10–20 MB each, so "

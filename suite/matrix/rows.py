@@ -134,6 +134,11 @@ class Matrix:
                 + (f" ({reused} reused from earlier runs with the same settings; this "
                    f"invocation took {self.duration_s / 60:.0f} min)" if reused else ""))
 
+    def production(self) -> str:
+        """How long the runs took and what they were measured against, as the pages say it."""
+        provenance = self.provenance()
+        return self.timing() + (f" ({provenance})" if provenance else "")
+
     def provenance(self) -> str:
         """What the runs were measured against, and on what machine (empty for a matrix
         written before this was recorded)."""
