@@ -20,6 +20,7 @@ import shlex
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from scrubcheck.commands.options import (
     add_corpus_option,
@@ -32,6 +33,11 @@ from scrubcheck.commands.options import (
 )
 from scrubcheck.corpus import load_corpus, select
 from scrubcheck.runner import RunSettings
+
+if TYPE_CHECKING:  # cosmic-ray is an optional dependency: imported where used
+    from scrubcheck.mutation.mutants import Population, Sample
+    from scrubcheck.mutation.oracle import Oracle
+    from scrubcheck.mutation.session import Session
 
 NAME = "mutate"
 HELP = "mutation-test the reference scrubber: does the corpus kill its mutants?"
@@ -81,59 +87,81 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.sample < 1 or args.jobs < 1 or args.random_chunkings < 0:
-        return _usage("--sample and --jobs must be at least 1, --random-chunkings at least 0")
-    if min(args.timeout, args.min_timeout, args.timeout_factor) <= 0 or not 0 < args.goal <= 1:
-        return _usage("timeouts and --timeout-factor must be positive, --goal in (0, 1]")
+    problem = _bad_numbers(args)
+    if problem:
+        return _usage(problem)
     try:
         from scrubcheck.mutation.equivalents import EquivalentsError, load_equivalents
         from scrubcheck.mutation.mutants import MutationToolMissing, population
-        from scrubcheck.mutation.oracle import Oracle, OracleError
-        from scrubcheck.mutation.report_md import render
-        from scrubcheck.mutation.session import (
-            CONTRADICTED,
-            EQUIVALENT,
-            SURVIVED,
-            reference_package,
-            run_session,
-        )
+        from scrubcheck.mutation.oracle import OracleError
+        from scrubcheck.mutation.session import reference_package, run_session
     except ImportError as exc:  # pragma: no cover - cosmic-ray's own dependencies
         return _usage(f"{exc}; pip install 'scrubcheck[mutation]'")
     package, attr = reference_package()
-    try:
-        pop = population(package, args.file)
-    except (MutationToolMissing, FileNotFoundError) as exc:
-        return _usage(str(exc))
     equivalents_path = args.equivalents or package / "mutation-equivalents.yaml"
     try:
+        pop = population(package, args.file)
         equivalents = load_equivalents(equivalents_path)
-    except EquivalentsError as exc:
+    except (MutationToolMissing, FileNotFoundError, EquivalentsError) as exc:
         return _usage(str(exc))
+    chosen = _choose_mutants(pop, args)
+    if isinstance(chosen, str):
+        return _usage(chosen)
+    if args.list:
+        for mutant in chosen.mutants:
+            mark = " (listed equivalent)" if mutant.id in equivalents else ""
+            print(f"{mutant.id}  line {mutant.site.line}: {mutant.change}{mark}")
+        return 0
+    oracle = _oracle(args)
+    if isinstance(oracle, str):
+        return _usage(oracle)
+    try:
+        session = run_session(pop, chosen.mutants, oracle, seed=args.seed,
+                              equivalents=equivalents, attr=attr,
+                              passed_over=chosen.passed_over,
+                              say=lambda line: print(line, flush=True))
+    except OracleError as exc:
+        return _usage(str(exc))
+    return _conclude(session, args, equivalents_path)
 
+
+def _bad_numbers(args: argparse.Namespace) -> str | None:
+    """What is wrong with the numeric options, if anything (a usage error)."""
+    if args.sample < 1 or args.jobs < 1 or args.random_chunkings < 0:
+        return "--sample and --jobs must be at least 1, --random-chunkings at least 0"
+    if min(args.timeout, args.min_timeout, args.timeout_factor) <= 0 or not 0 < args.goal <= 1:
+        return "timeouts and --timeout-factor must be positive, --goal in (0, 1]"
+    return None
+
+
+def _choose_mutants(pop: Population, args: argparse.Namespace) -> Sample | str:
+    """The mutants to judge and those the sample passed over, or why there are none:
+    the ids asked for with --mutant, else a seeded sample."""
     if args.mutant:
         found = pop.find(args.mutant)
         missing = [i for i in args.mutant if i not in found]
         if missing:
-            return _usage(f"no such mutant in the current sources: {', '.join(missing)}")
-        mutants, passed_over = [found[i] for i in args.mutant], []
-    else:
-        sample = pop.sample(args.sample, args.seed)
-        mutants, passed_over = sample.mutants, sample.passed_over
-    if args.list:
-        for mutant in mutants:
-            mark = " (listed equivalent)" if mutant.id in equivalents else ""
-            print(f"{mutant.id}  line {mutant.site.line}: {mutant.change}{mark}")
-        return 0
+            return f"no such mutant in the current sources: {', '.join(missing)}"
+        from scrubcheck.mutation.mutants import Sample
+
+        return Sample([found[i] for i in args.mutant], [])
+    return pop.sample(args.sample, args.seed)
+
+
+def _oracle(args: argparse.Namespace) -> Oracle | str:
+    """The corpus run that judges each mutant, or why it cannot be built: a mutant is
+    never judged against a partial corpus or an empty selection."""
+    from scrubcheck.mutation.oracle import Oracle
 
     corpus = load_corpus(list(args.corpus) if args.corpus else None)
     for error in corpus.errors:
         print(error, file=sys.stderr)
     if corpus.errors:
-        return _usage("the corpus has errors (scrubcheck lint); a mutant cannot be judged "
-                      "against a partial corpus")
+        return ("the corpus has errors (scrubcheck lint); a mutant cannot be judged "
+                "against a partial corpus")
     scenarios = select(corpus.scenarios, areas=args.area, ids=args.id)
     if not scenarios:
-        return _usage(f"no scenario matches the selection ({len(corpus.scenarios)} loaded)")
+        return f"no scenario matches the selection ({len(corpus.scenarios)} loaded)"
     settings = RunSettings(seed=args.seed, timeout_s=args.timeout, level=args.level,
                            jobs=args.jobs, random_count=args.random_chunkings,
                            linear_check=False)
@@ -142,14 +170,13 @@ def run(args: argparse.Namespace) -> int:
 
         settings = replace(matrix_settings(settings, quick=True),
                            random_count=args.random_chunkings)
-    oracle = Oracle(scenarios, settings, min_timeout_s=args.min_timeout,
-                    timeout_factor=args.timeout_factor)
-    try:
-        session = run_session(pop, mutants, oracle, seed=args.seed,
-                              equivalents=equivalents, attr=attr, passed_over=passed_over,
-                              say=lambda line: print(line, flush=True))
-    except OracleError as exc:
-        return _usage(str(exc))
+    return Oracle(scenarios, settings, min_timeout_s=args.min_timeout,
+                  timeout_factor=args.timeout_factor)
+
+
+def _conclude(session: Session, args: argparse.Namespace, equivalents_path: Path) -> int:
+    """Print the kill rate and stale entries, write the report, and give the exit code."""
+    from scrubcheck.mutation.session import CONTRADICTED, EQUIVALENT, SURVIVED
 
     print(f"kill rate {_percent(session.kill_rate)} over {session.non_equivalent} "
           f"non-equivalent mutants ({session.count(EQUIVALENT)} equivalent, "
@@ -157,20 +184,28 @@ def run(args: argparse.Namespace) -> int:
     for entry in session.stale:
         print(f"stale equivalents entry (no such mutant now): {entry.id} "
               f"({equivalents_path}:{entry.line})", file=sys.stderr)
-    whole_run = not (args.mutant or args.corpus or args.area or args.id)
-    report = args.out or (DEFAULT_REPORT if whole_run else None)
-    if report is not None:
-        command = shlex.join(["scrubcheck", "mutate", *sys.argv[2:]]) if sys.argv[1:2] == [
-            "mutate"] else "scrubcheck mutate"
-        report.parent.mkdir(parents=True, exist_ok=True)
-        report.write_text(render(session, command=command, goal=args.goal), encoding="utf-8")
-        print(f"report: {report}")
+    _write_report(session, args)
     contradicted = session.count(CONTRADICTED)
     if contradicted:
         print(f"{contradicted} mutants listed as equivalent were killed: their entries in "
               f"{equivalents_path} are wrong", file=sys.stderr)
     ok = session.kill_rate is not None and session.kill_rate >= args.goal and not contradicted
     return 0 if ok else 1
+
+
+def _write_report(session: Session, args: argparse.Namespace) -> None:
+    """The Markdown report: where --out says, else the committed one for a whole run."""
+    from scrubcheck.mutation.report_md import render
+
+    whole_run = not (args.mutant or args.corpus or args.area or args.id)
+    report = args.out or (DEFAULT_REPORT if whole_run else None)
+    if report is None:
+        return
+    command = shlex.join(["scrubcheck", "mutate", *sys.argv[2:]]) if sys.argv[1:2] == [
+        "mutate"] else "scrubcheck mutate"
+    report.parent.mkdir(parents=True, exist_ok=True)
+    report.write_text(render(session, command=command, goal=args.goal), encoding="utf-8")
+    print(f"report: {report}")
 
 
 def _percent(rate: float | None) -> str:

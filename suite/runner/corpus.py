@@ -13,6 +13,8 @@ from __future__ import annotations
 import shlex
 import time
 import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from scrubcheck import __version__
@@ -125,71 +127,16 @@ def run_corpus(
                             memory_limit=settings.memory_limit, options=options)
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     clock = time.monotonic()
-    results: list[ScenarioResult | None] = [None] * len(scenarios)
-    checks: list[ScenarioResult] = []
-
-    def make_handler():
-        worker_adapter = load_adapter(adapter_spec)
-
-        def handle(task: Task, report: Progress) -> ScenarioResult:
-            if task.scenario is None:
-                report(LINEAR_ID)
-                return run_linear_check(worker_adapter, budget_s=task.timeout_s,
-                                        options=options)
-            return run_scenario(worker_adapter, task.scenario, settings, only=only,
-                                progress=report)
-
-        return handle
-
     shown = RunProgress(len(scenarios), settings.timeout_s) if progress else None
-
-    def on_result(task: Task, result: ScenarioResult | str) -> None:
-        scenario = task.scenario or _LINEAR
-        if isinstance(result, str):  # a harness traceback from the worker
-            failed = blank_result(scenario, Outcome.ERROR,
-                                  "harness error: " + result.strip().splitlines()[-1])
-            failed.notes.append(result)
-            result = failed
-        store(task, result)
-
-    def on_lost(task: Task, lost: Lost) -> None:
-        store(task, _lost_result(task.scenario or _LINEAR, lost, adapter_spec, settings))
-
-    def store(task: Task, result: ScenarioResult) -> None:
-        if task.scenario is None:
-            checks.append(result)
-        else:
-            results[task.index] = result
-        if shown is not None:
-            shown.done(result, linear=task.scenario is None)
-
-    tick = shown.tick if shown is not None else None
-    timeout = settings.timeout_s
-    interrupted = False
+    collected = _Collector(scenarios, adapter_spec, settings, shown)
     try:
-        with WorkerPool(min(settings.workers, max(1, len(scenarios))), make_handler,
-                        memory_limit=settings.memory_limit, options=options) as pool:
-            if settings.runs_linear_check:
-                if shown is not None:
-                    shown.linear_started()
-                pool.run([Task(-1, None, timeout)], on_result, on_lost, on_tick=tick)
-            if shown is not None:
-                shown.scenarios_started()
-            pool.run([Task(i, s, timeout) for i, s in enumerate(scenarios)], on_result,
-                     on_lost, on_tick=tick)
+        _run_pool(collected, _HandlerFactory(adapter_spec, settings, only, options), options)
     except KeyboardInterrupt:  # Ctrl-C: the pool has killed its workers; keep what finished
-        interrupted = True
+        collected.interrupted = True
     finally:
         if shown is not None:
-            shown.close(interrupted)
+            shown.close(collected.interrupted)
         _close(adapter)
-    if interrupted:
-        not_run = "not run: the run was interrupted (Ctrl-C)"
-        results = [r or blank_result(s, Outcome.SKIPPED, not_run)
-                   for r, s in zip(results, scenarios, strict=True)]
-        if settings.runs_linear_check and not checks:
-            checks.append(blank_result(_LINEAR, Outcome.SKIPPED, not_run))
-
     return RunResult(
         scrubber=adapter_spec,
         scrubber_kind=adapter.kind,
@@ -200,11 +147,106 @@ def run_corpus(
         started_at=started_at,
         duration_s=round(time.monotonic() - clock, 3),
         settings=settings.to_dict(),
-        results=[r for r in results if r is not None],
+        results=collected.scenario_results(),
         corpus_errors=list(corpus_errors or []),
-        scrubber_checks=checks,
-        interrupted=interrupted,
+        scrubber_checks=collected.checks,
+        interrupted=collected.interrupted,
     )
+
+
+@dataclass
+class _HandlerFactory:
+    """Builds, in each worker process, the function that runs one task there: the worker
+    loads the adapter again from its spec (adapters hold processes and files, which are
+    not shared across a fork)."""
+
+    adapter_spec: str
+    settings: RunSettings
+    only: str | None
+    options: OptionNames
+
+    def __call__(self) -> Callable[[Task, Progress], ScenarioResult]:
+        worker_adapter = load_adapter(self.adapter_spec)
+
+        def handle(task: Task, report: Progress) -> ScenarioResult:
+            if task.scenario is None:
+                report(LINEAR_ID)
+                return run_linear_check(worker_adapter, budget_s=task.timeout_s,
+                                        options=self.options)
+            return run_scenario(worker_adapter, task.scenario, self.settings, only=self.only,
+                                progress=report)
+
+        return handle
+
+
+@dataclass
+class _Collector:
+    """Where the pool's answers land: each scenario's result at its corpus index (so the
+    run is in corpus order whatever the completion order), the per-scrubber checks apart,
+    and the progress display told of each."""
+
+    scenarios: list[Scenario]
+    adapter_spec: str
+    settings: RunSettings
+    shown: RunProgress | None
+    results: list[ScenarioResult | None] = field(init=False)
+    checks: list[ScenarioResult] = field(default_factory=list)
+    interrupted: bool = False
+
+    def __post_init__(self) -> None:
+        self.results = [None] * len(self.scenarios)
+
+    def on_result(self, task: Task, result: ScenarioResult | str) -> None:
+        if isinstance(result, str):  # a harness traceback from the worker
+            failed = blank_result(task.scenario or _LINEAR, Outcome.ERROR,
+                                  "harness error: " + result.strip().splitlines()[-1])
+            failed.notes.append(result)
+            result = failed
+        self._store(task, result)
+
+    def on_lost(self, task: Task, lost: Lost) -> None:
+        self._store(task, _lost_result(task.scenario or _LINEAR, lost, self.adapter_spec,
+                                       self.settings))
+
+    def _store(self, task: Task, result: ScenarioResult) -> None:
+        if task.scenario is None:
+            self.checks.append(result)
+        else:
+            self.results[task.index] = result
+        if self.shown is not None:
+            self.shown.done(result, linear=task.scenario is None)
+
+    def scenario_results(self) -> list[ScenarioResult]:
+        """Every scenario's result; after an interrupt, what did not finish is SKIPPED
+        (counted and shown, never dropped), and so is the linear check if it never ran."""
+        if not self.interrupted:
+            return [r for r in self.results if r is not None]
+        not_run = "not run: the run was interrupted (Ctrl-C)"
+        if self.settings.runs_linear_check and not self.checks:
+            self.checks.append(blank_result(_LINEAR, Outcome.SKIPPED, not_run))
+        return [r or blank_result(s, Outcome.SKIPPED, not_run)
+                for r, s in zip(self.results, self.scenarios, strict=True)]
+
+
+def _run_pool(collected: _Collector, make_handler: _HandlerFactory,
+              options: OptionNames) -> None:
+    """The linear-time check first and alone (so nothing competes with its timing), then
+    every scenario, on as many workers as the settings allow."""
+    settings, shown = collected.settings, collected.shown
+    tick = shown.tick if shown is not None else None
+    timeout = settings.timeout_s
+    workers = min(settings.workers, max(1, len(collected.scenarios)))
+    with WorkerPool(workers, make_handler, memory_limit=settings.memory_limit,
+                    options=options) as pool:
+        if settings.runs_linear_check:
+            if shown is not None:
+                shown.linear_started()
+            pool.run([Task(-1, None, timeout)], collected.on_result, collected.on_lost,
+                     on_tick=tick)
+        if shown is not None:
+            shown.scenarios_started()
+        pool.run([Task(i, s, timeout) for i, s in enumerate(collected.scenarios)],
+                 collected.on_result, collected.on_lost, on_tick=tick)
 
 
 def _close(adapter: Adapter) -> None:
