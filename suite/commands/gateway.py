@@ -44,6 +44,10 @@ from scrubcheck.gateway.capture import Capture, CaptureFileError, write_captures
 if TYPE_CHECKING:  # the openai client is the gateway extra's: imported where it records
     from openai.types.chat import ChatCompletionMessageParam
 
+    from scrubcheck.corpus import Corpus
+    from scrubcheck.gateway.audit import AuditOptions, AuditResult
+    from scrubcheck.model import Scenario
+
 NAME = "gateway"
 HELP = "record, classify (check), import and replay OpenAI-compatible chat streams"
 _usage = usage_for(NAME)
@@ -384,89 +388,136 @@ def _audit_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _audit(args: argparse.Namespace) -> int:
-    from scrubcheck.corpus import select
-    from scrubcheck.gateway.audit import AuditOptions, audit, check_upstream, replay_upstream
-    from scrubcheck.gateway.audit_report import summary_lines, write_audit_reports
-    from scrubcheck.gateway.importer import slug
-    from scrubcheck.gateway.recorder import DEFAULT_KEY_ENV, MissingKey, api_key
-    from scrubcheck.gateway.route import Route, RouteError
-    from scrubcheck.gateway.upstream import Shape
+    from scrubcheck.gateway.audit_report import summary_lines
 
     if args.jobs < 1:
         return _usage("--jobs must be at least 1")
     if args.timeout <= 0:
         return _usage("--timeout must be positive")
     try:
+        options = _audit_options(args)
+        corpus = _corpus(args)
+        if isinstance(corpus, int):
+            return corpus
+        scenarios = _audit_scenarios(args, corpus)
+        if not scenarios:  # an empty shard: nothing of this part to audit
+            return 0
+        progress = None if args.no_progress else _AuditProgress(
+            len(scenarios) * len(options.shapes))
+        with ExitStack() as stack:  # the upstream and the progress bar end however it ends
+            if progress is not None:
+                stack.callback(progress.close)
+            upstream = _audit_upstream(stack, args, corpus, scenarios)
+            result = _audit_gateway(args, scenarios, options, upstream, progress)
+    except _AuditUsage as exc:
+        return _usage(str(exc))
+    for line in summary_lines(result):
+        print(line)
+    _write_audit(args, result)
+    return result.exit_code()
+
+
+class _AuditUsage(Exception):
+    """A usage error found while preparing or starting an audit: exit 2 with its text."""
+
+
+def _audit_options(args: argparse.Namespace) -> AuditOptions:
+    """The audit's settings from the command line: route, key (never printed), shapes."""
+    from scrubcheck.gateway.audit import AuditOptions
+    from scrubcheck.gateway.recorder import DEFAULT_KEY_ENV, MissingKey, api_key
+    from scrubcheck.gateway.route import Route, RouteError
+    from scrubcheck.gateway.upstream import Shape
+
+    try:
         route = Route.parse(args.route)
         key, key_note = api_key(args.key_env)
     except (RouteError, MissingKey) as exc:
-        return _usage(str(exc))
-    corpus = _corpus(args)
-    if isinstance(corpus, int):
-        return corpus
+        raise _AuditUsage(str(exc)) from exc
+    if not args.gateway_name:
+        print(f"scrubcheck gateway audit: {key_note}", file=sys.stderr)
+    shapes = tuple(Shape) if args.upstream == "both" else (Shape(args.upstream),)
+    return AuditOptions(
+        route=route, shapes=shapes, api_key=key,
+        key_env=args.key_env or (DEFAULT_KEY_ENV if key else None), jobs=args.jobs,
+        timeout=args.timeout, non_streaming=not args.stream_only, label=args.label)
+
+
+def _audit_scenarios(args: argparse.Namespace, corpus: Corpus) -> list[Scenario]:
+    """The selected scenarios, and of them this shard's part (which may be empty)."""
+    from scrubcheck.corpus import select
+
     scenarios = select(corpus.scenarios, areas=args.area, rules=args.rule,
                        features=args.feature, ids=args.id)
     if not scenarios:
-        return _usage(f"no scenario matches the selection ({len(corpus.scenarios)} loaded)")
+        raise _AuditUsage(f"no scenario matches the selection ({len(corpus.scenarios)} loaded)")
     if args.shard is not None:
         selected, scenarios = len(scenarios), args.shard.pick(scenarios)
         print(f"shard {args.shard}: {len(scenarios)} of the {selected} selected scenarios",
               file=sys.stderr)
-        if not scenarios:
-            return 0
+    return scenarios
+
+
+def _audit_upstream(stack: ExitStack, args: argparse.Namespace, corpus: Corpus,
+                    scenarios: list[Scenario]) -> Any:
+    """The replay server the gateway sends to: the one of --upstream-url after checking
+    it serves these scenarios, else one started here and stopped with `stack`."""
+    from scrubcheck.gateway.audit import check_upstream, replay_upstream
+
+    if args.upstream_url:
+        problem = check_upstream(args.upstream_url, scenarios)
+        if problem:
+            raise _AuditUsage(problem)
+        return args.upstream_url
+    try:
+        upstream = stack.enter_context(
+            replay_upstream(corpus.scenarios, port=args.upstream_port))
+    except OSError as exc:
+        raise _AuditUsage(
+            f"cannot start the upstream on 127.0.0.1:{args.upstream_port}: {exc} (choose "
+            "another with --upstream-port, or run one and pass --upstream-url)") from exc
+    print(f"upstream: replay server at {upstream.url}: the gateway must send chat "
+          f"completions there; it asks for models like {scenarios[0].id} and "
+          f"{scenarios[0].id}:native (a provider prefix such as openai/ is ignored)",
+          file=sys.stderr, flush=True)
+    return upstream
+
+
+def _audit_gateway(args: argparse.Namespace, scenarios: list[Scenario], options: AuditOptions,
+                   upstream: Any, progress: _AuditProgress | None) -> AuditResult:
+    """Audit the gateway at --gateway, or start the one named by --gateway-name from its
+    manifest, audit it and stop it."""
+    from scrubcheck.gateway.audit import audit
+
     if not args.gateway_name:
-        print(f"scrubcheck gateway audit: {key_note}", file=sys.stderr)
-    shapes = tuple(Shape) if args.upstream == "both" else (Shape(args.upstream),)
-    options = AuditOptions(
-        route=route, shapes=shapes, api_key=key,
-        key_env=args.key_env or (DEFAULT_KEY_ENV if key else None), jobs=args.jobs,
-        timeout=args.timeout, non_streaming=not args.stream_only, label=args.label)
-    progress = None if args.no_progress else _AuditProgress(len(scenarios) * len(shapes))
-    with ExitStack() as stack:  # the upstream and the progress bar end however the audit does
-        if progress is not None:
-            stack.callback(progress.close)
-        upstream: Any = args.upstream_url
-        if upstream:
-            problem = check_upstream(upstream, scenarios)
-            if problem:
-                return _usage(problem)
-        else:
-            try:
-                upstream = stack.enter_context(
-                    replay_upstream(corpus.scenarios, port=args.upstream_port))
-            except OSError as exc:
-                return _usage(f"cannot start the upstream on 127.0.0.1:{args.upstream_port}: "
-                              f"{exc} (choose another with --upstream-port, or run one and "
-                              "pass --upstream-url)")
-            print(f"upstream: replay server at {upstream.url}: the gateway must send chat "
-                  f"completions there; it asks for models like {scenarios[0].id} and "
-                  f"{scenarios[0].id}:native (a provider prefix such as openai/ is ignored)",
-                  file=sys.stderr, flush=True)
-        if args.gateway_name:
-            from scrubcheck.gateways import GatewayError, GatewayManifestError
-            from scrubcheck.gateways.audited import audit_named
+        return audit(args.gateway, scenarios, options, upstream=upstream, progress=progress)
+    from scrubcheck.gateways import GatewayError, GatewayManifestError
+    from scrubcheck.gateways.audited import audit_named
 
-            try:
-                result = audit_named(args.gateway_name, scenarios, options, upstream=upstream,
-                                     progress=progress, say=lambda line: print(
-                                         line, file=sys.stderr, flush=True))
-            except (GatewayError, GatewayManifestError) as exc:
-                return _usage(str(exc))
-        else:
-            result = audit(args.gateway, scenarios, options, upstream=upstream,
-                           progress=progress)
-    for line in summary_lines(result):
-        print(line)
-    if args.out is not None:
-        report_dir = Path(args.out or Path("reports") / "gateway-audit" / slug(result.label))
-        stem = "audit"
-        if args.gateway_name:
-            from scrubcheck.gateways.audited import report_stem
+    try:
+        return audit_named(args.gateway_name, scenarios, options, upstream=upstream,
+                           progress=progress,
+                           say=lambda line: print(line, file=sys.stderr, flush=True))
+    except (GatewayError, GatewayManifestError) as exc:
+        raise _AuditUsage(str(exc)) from exc
 
-            stem = report_stem(args.gateway_name)
-        for path in write_audit_reports(result, report_dir, stem):
-            print(f"report: {path}")
-    return result.exit_code()
+
+def _write_audit(args: argparse.Namespace, result: AuditResult) -> None:
+    """The audit's reports, when --out asks for them: under its directory, or under
+    reports/gateway-audit/<label>/ for a bare --out; a named gateway's file stem says
+    which gateway and configuration."""
+    if args.out is None:
+        return
+    from scrubcheck.gateway.audit_report import write_audit_reports
+    from scrubcheck.gateway.importer import slug
+
+    report_dir = Path(args.out or Path("reports") / "gateway-audit" / slug(result.label))
+    stem = "audit"
+    if args.gateway_name:
+        from scrubcheck.gateways.audited import report_stem
+
+        stem = report_stem(args.gateway_name)
+    for path in write_audit_reports(result, report_dir, stem):
+        print(f"report: {path}")
 
 
 class _AuditProgress:
