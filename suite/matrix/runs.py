@@ -155,14 +155,42 @@ def run_matrix(
     host = {"cpus": os.cpu_count(), "load_at_start": _load()}
     if shard is not None:
         settings = replace(settings, shard=str(shard))
-    rows = [reference_row(), *(scrubber_row(name, spec) for name, spec in scrubbers)]
     digest = corpus_digest(scenarios)
+    rows = _rows(manifests, requested, scrubbers)
+    todo = _rows_to_run(rows, out, settings, digest, reuse=reuse, say=say)
+    runner = runner or local_rows(scenarios, settings, shard, progress, say)
+    for row, outcome in runner(todo):
+        _keep_outcome(row, outcome, out, say)
+    note = (QUICK_NOTE if quick else FULL_NOTE) + (f" Selection: {selection}." if selection
+                                                   else "")
+    if shard is not None:
+        note += shard_sentence(shard)
+    matrix = Matrix(rows, "quick" if quick else "full", note,
+                    started_at, round(time.monotonic() - clock, 1),
+                    {**settings.to_dict(), "corpus_digest": digest, "spec_version": SPEC_VERSION,
+                     "host": {**host, "load_at_end": _load()}})
+    matrix.index_scenarios()
+    return matrix
+
+
+def _rows(manifests: list[Manifest], requested: set[str],
+          scrubbers: Sequence[tuple[str, str]]) -> list[Row]:
+    """Every row of the page, in page order: the reference, the `scrubbers` given by
+    spec, then every peer, those not asked for or not installed with the reason why."""
+    rows = [reference_row(), *(scrubber_row(name, spec) for name, spec in scrubbers)]
     for manifest in manifests:
         row = peer_row(manifest)
         reason = not_run_reason(manifest, manifest.name in requested)
         if reason:
             row.status = reason
         rows.append(row)
+    return rows
+
+
+def _rows_to_run(rows: list[Row], out: Path, settings: RunSettings, digest: str, *,
+                 reuse: bool, say: Say) -> list[Row]:
+    """The rows that must run now: each row that runs, unless --reuse finds its kept
+    report made with the same settings, corpus digest and version (then it is reused)."""
     todo = []
     for index, row in enumerate(rows, 1):
         if row.status != "ran":
@@ -177,27 +205,20 @@ def run_matrix(
             row.run, row.reused = run, True
         else:
             todo.append(row)
-    runner = runner or local_rows(scenarios, settings, shard, progress, say)
-    for row, outcome in runner(todo):
-        if isinstance(outcome, AdapterError):
-            row.status = f"failed to start: {outcome}"
-            row.report = None
-            say(f"    {row.name}: {row.status}")
-            continue
-        keep_run(row, outcome, out)
-        say(f"    {row.name}: {outcome.duration_s:.0f} s: "
-            + ", ".join(f"{k} {v}" for k, v in sorted(outcome.counts().items())))
-        sys.stdout.flush()
-    note = (QUICK_NOTE if quick else FULL_NOTE) + (f" Selection: {selection}." if selection
-                                                   else "")
-    if shard is not None:
-        note += shard_sentence(shard)
-    matrix = Matrix(rows, "quick" if quick else "full", note,
-                    started_at, round(time.monotonic() - clock, 1),
-                    {**settings.to_dict(), "corpus_digest": digest, "spec_version": SPEC_VERSION,
-                     "host": {**host, "load_at_end": _load()}})
-    matrix.index_scenarios()
-    return matrix
+    return todo
+
+
+def _keep_outcome(row: Row, outcome: RunResult | AdapterError, out: Path, say: Say) -> None:
+    """Record a finished row: its run and report, or why its scrubber did not start."""
+    if isinstance(outcome, AdapterError):
+        row.status = f"failed to start: {outcome}"
+        row.report = None
+        say(f"    {row.name}: {row.status}")
+        return
+    keep_run(row, outcome, out)
+    say(f"    {row.name}: {outcome.duration_s:.0f} s: "
+        + ", ".join(f"{k} {v}" for k, v in sorted(outcome.counts().items())))
+    sys.stdout.flush()
 
 
 def _load() -> float | None:
