@@ -29,6 +29,7 @@ import argparse
 import json
 import os
 import platform
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -72,7 +73,8 @@ def run_stamp(argv: list[str]) -> str:
     changed = git("status", "--porcelain", "--untracked-files=no", "--", ".", ":!reports")
     dirty = "+local changes" if changed else ""
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    return f"{when}, commit {commit}{dirty}: `python benchmarks/detection.py {' '.join(argv)}`"
+    command = shlex.join(["python", "benchmarks/detection.py", *argv])
+    return f"{when}, commit {commit}{dirty}: `{command}`"
 
 
 def probe_detection(case: BrokenCase, which: str, scenarios: dict) -> Detection:
