@@ -18,7 +18,8 @@ class Verdict(StrEnum):
 
     A scenario's `Outcome` is one of the first six; the matrix adds LEAK and
     SHOULD (`matrix.verdicts`), `gateway check` LOSS (`gateway.verdicts`), and a
-    whole run ends PASS, FAIL, CORPUS ERROR or INTERRUPTED (`reports.analysis`).
+    whole run ends PASS, FAIL, CORPUS ERROR or INTERRUPTED (`RunResult.verdict`), and
+    a gateway audit that never reached its gateway NOTHING RAN (`gateway.audit`).
     The words are the ones committed reports and report.json carry.
     """
 
@@ -33,6 +34,7 @@ class Verdict(StrEnum):
     LOSS = "LOSS"  # answer text is missing (gateway check)
     CORPUS_ERROR = "CORPUS ERROR"  # a run whose corpus did not load cleanly
     INTERRUPTED = "INTERRUPTED"  # a run stopped early (Ctrl-C)
+    NOTHING_RAN = "NOTHING RAN"  # a gateway audit that could not reach its gateway
 
 
 class Outcome(StrEnum):
@@ -126,6 +128,12 @@ class RunResult:
             return 2
         checked = [*self.results, *self.scrubber_checks]
         return 1 if any(r.fails_at(level) for r in checked) else 0
+
+    def verdict(self, level: str = "must") -> Verdict:
+        """The run's word for its exit code: what the console's last line, the reports'
+        headline and a CI log all say."""
+        return {0: Verdict.PASS, 1: Verdict.FAIL, 2: Verdict.CORPUS_ERROR,
+                130: Verdict.INTERRUPTED}[self.exit_code(level)]
 
     def to_dict(self) -> dict:
         data = asdict(self)

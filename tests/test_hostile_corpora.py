@@ -148,7 +148,7 @@ def test_run_of_a_mixed_folder_runs_the_good_scenario_and_exits_2(mixed: Path) -
     assert result.code == 2, result.text
     assert result.err.startswith(BOMB_ERROR)
     assert "1 scenario × " in result.out and "PASS 1  FAIL 0" in result.out
-    assert "result: CORPUS ERRORS at level must (exit 2)" in result.out
+    assert "result: CORPUS ERROR at level must (exit 2)" in result.out
 
 
 def test_show_of_a_mixed_folder_shows_the_good_scenario_and_names_the_bomb(mixed: Path) -> None:

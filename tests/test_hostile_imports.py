@@ -150,7 +150,7 @@ def test_what_a_working_module_prints_at_import_stays_off_the_console(tmp_path):
     done = _judged(bounded.run(run_command("import_chatty", "--no-linear"),
                                bound_s=QUICK_BOUND))
     assert done.code == 0, done.text[-3000:]
-    assert "chatty import" not in done.text and "result: OK at level must (exit 0)" in done.out
+    assert "chatty import" not in done.text and "result: PASS at level must (exit 0)" in done.out
     (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
     plugin = _judged(bounded.run(plugin_command("import_chatty", "-s"),  # no capture
                                  bound_s=QUICK_BOUND, cwd=tmp_path))

@@ -195,10 +195,9 @@ def print_summary(result: RunResult, level: str, out=None) -> None:
         not_run = sum(1 for r in rows if r.outcome is Outcome.SKIPPED)
         print(f"\ninterrupted (Ctrl-C): {len(rows) - not_run} of {len(rows)} scenarios "
               f"finished, {not_run} not run", file=out)
-        print(f"result: INTERRUPTED (exit {code})", file=out)
+        print(f"result: {result.verdict(level)} (exit {code})", file=out)
         return
-    verdict = {0: "OK", 1: "FAIL", 2: "CORPUS ERRORS"}[code]
-    print(f"result: {verdict} at level {level} (exit {code})", file=out)
+    print(f"result: {result.verdict(level)} at level {level} (exit {code})", file=out)
 
 
 def _problem_order(result: ScenarioResult) -> int:

@@ -31,6 +31,7 @@ from scrubcheck.reports.htmlpage import PAGE_CSS  # one look for every scrubchec
 from scrubcheck.reports.htmlpage import text as html_text
 from scrubcheck.reports.mdtext import cell, code_span, fenced
 from scrubcheck.reports.text import plural, shorten, xml_safe
+from scrubcheck.results import Verdict
 
 SCHEMA_ID = "urn:scrubcheck:gateway-audit:1"
 FORMAT_VERSION = 1
@@ -38,7 +39,6 @@ SCHEMA_FILE = "audit.schema.json"
 #: Failures shown in full per verdict in Markdown and HTML; the rest are listed by id.
 SHOWN = 40
 MESSAGE_LIMIT = 500
-RESULT_WORDS = {0: "OK", 1: "FAIL", 2: "NOTHING RAN", 130: "INTERRUPTED"}
 
 
 def file_names(stem: str = "audit") -> dict[str, str]:
@@ -89,8 +89,7 @@ def validate_audit(data: dict[str, Any]) -> None:
 
 # -------------------------------------------------------------------- Markdown
 def _status(result: AuditResult) -> str:
-    code = result.exit_code()
-    return f"**{RESULT_WORDS[code]}** (exit {code})"
+    return f"**{result.run_verdict()}** (exit {result.exit_code()})"
 
 
 def _facts(result: AuditResult) -> list[str]:
@@ -292,7 +291,7 @@ def build_junit(result: AuditResult) -> ET.Element:
                          skipped=0, timestamp=result.started_at, time="0")
         case = _element(suite, "testcase", classname="gateway", name="reach the gateway")
         _element(case, "error", result.problem, message=shorten(result.problem, MESSAGE_LIMIT),
-                 type="NOTHING RAN")
+                 type=Verdict.NOTHING_RAN.value)
     return root
 
 
@@ -333,6 +332,5 @@ def summary_lines(result: AuditResult, shown: int = 20) -> list[str]:
     if result.not_run:
         lines.append(f"\ninterrupted (Ctrl-C): {len(result.results)} scenario streams "
                      f"finished, {len(result.not_run)} not run")
-    code = result.exit_code()
-    lines.append(f"result: {RESULT_WORDS[code]} (exit {code})")
+    lines.append(f"result: {result.run_verdict()} (exit {result.exit_code()})")
     return lines

@@ -75,11 +75,8 @@ def run_level(run: RunResult) -> str:
 
 
 def verdict(run: RunResult) -> Verdict:
-    """PASS, FAIL, CORPUS ERROR or INTERRUPTED: what the exit code of the run means."""
-    if run.interrupted:
-        return Verdict.INTERRUPTED
-    code = run.exit_code(run_level(run))
-    return {0: Verdict.PASS, 1: Verdict.FAIL}.get(code, Verdict.CORPUS_ERROR)
+    """PASS, FAIL, CORPUS ERROR or INTERRUPTED at the level the run was judged at."""
+    return run.verdict(run_level(run))
 
 
 @dataclass(frozen=True)
