@@ -79,6 +79,37 @@ def test_a_gateway_audit_ran_on_the_current_corpus_and_spec(path: Path, corpus: 
                             f"{len(audited - now)} no longer in the corpus)")
 
 
+def _gateway_row_numbers(data: dict) -> list[str]:
+    """The numeric cells README's gateway table gives for one audit, from its JSON."""
+    headline, counts = data["headline"], data["counts"]
+    by_shape = headline["by_shape"]
+    right = str(headline["right"])
+    if len(by_shape) > 1:
+        right += " (" + " / ".join(str(by_shape[s]["right"]) for s in ("inline", "native")) + ")"
+    return [right, *(str(counts[word]) for word in
+                     ("LEAK", "LOSS", "ERROR", "altered", "passed-through"))]
+
+
+def test_the_readme_gateway_table_is_the_committed_audits() -> None:
+    """README's table under 'Real gateways audited' gives, for every committed audit,
+    the client-right headline and the verdict counts of its JSON, and the scenario count
+    above it is the audits' (a regenerated audit without the README updated fails)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    rows = _table(readme, "### Real gateways audited")[2:]
+    quoted = {row.split("|")[1].strip().split(" ")[0]: [c.strip() for c in row.split("|")[3:-1]]
+              for row in rows}
+    audits = {path: json.loads(path.read_text(encoding="utf-8")) for path in GATEWAY_AUDITS}
+    names = {path: data["label"].split(" ")[0] for path, data in audits.items()}
+    assert sorted(quoted) == sorted(names.values())
+    totals = set()
+    for path, data in audits.items():
+        name = names[path]
+        assert quoted[name] == _gateway_row_numbers(data), f"README row of {name} vs {path.name}"
+        totals.add((len({r["id"] for r in data["results"]}), len(data["results"])))
+    (scenarios, streams), = totals
+    assert f"{scenarios:,} scenarios × 2 shapes = {streams:,}" in readme
+
+
 def _table(text: str, header_start: str) -> list[str]:
     """The lines of the first Markdown table after `header_start`, from its header on."""
     lines = text[text.index(header_start):].splitlines()
