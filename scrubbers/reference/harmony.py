@@ -9,6 +9,7 @@ name split across deltas (`<|channel|>comm` + `entary`) is read whole.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from scrubcheck.vocabulary import fold
 
@@ -39,27 +40,38 @@ def message_is_visible(opened_by_start: bool, header: str) -> bool:
     """
     if fold(header[-len(_MESSAGE):]) == _MESSAGE:
         header = header[: -len(_MESSAGE)]
-    if len(header) > MAX_HEADER:
+    if len(header) > MAX_HEADER:  # R-HARMONY-2: no header a model writes: hidden
         return False
     text = fold(header if opened_by_start else _CHANNEL + header)
-    role = ""
-    channel: str | None = None
-    expect_channel = False
+    read = _role_and_channel(text, read_role=opened_by_start)
+    if read is None:  # R-HARMONY-2: addressed to a recipient: a tool call, hidden
+        return False
+    role, channel = read
+    # R-HARMONY-2: a header opened at <|channel|> continues the assistant's turn
+    return (role == "assistant" or not opened_by_start) and channel in VISIBLE_CHANNELS
+
+
+def _role_and_channel(text: str, *, read_role: bool) -> tuple[str, str | None] | None:
+    """The header's role (its first word before any channel, when `read_role`) and
+    channel (the word after the first `<|channel|>`), or None when a word names a
+    recipient."""
+    role, channel, expect_channel = "", None, False
+    for word, separator in _words(text):
+        if word.startswith("to="):
+            return None
+        if word and expect_channel:
+            channel, expect_channel = word, False
+        elif word and read_role and not role and channel is None:
+            role = word
+        if separator == _CHANNEL and channel is None:
+            expect_channel = True
+    return role, channel
+
+
+def _words(text: str) -> Iterator[tuple[str, str]]:
+    """Each word of a header with the separator after it ("" after the last)."""
     at = 0
-    for match in [*_SEPARATORS.finditer(text), None]:
-        end = match.start() if match is not None else len(text)
-        word = text[at:end]
-        if word:
-            if word.startswith("to="):
-                return False
-            if expect_channel:
-                channel, expect_channel = word, False
-            elif opened_by_start and not role and channel is None:
-                role = word
-        if match is not None:
-            if match.group() == _CHANNEL and channel is None:
-                expect_channel = True
-            at = match.end()
-    if not opened_by_start:
-        role = "assistant"
-    return role == "assistant" and channel in VISIBLE_CHANNELS
+    for match in _SEPARATORS.finditer(text):
+        yield text[at:match.start()], match.group()
+        at = match.end()
+    yield text[at:], ""
