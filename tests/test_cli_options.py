@@ -47,13 +47,18 @@ RETIRED = ("--no-linear-check", "--report-dir", "--save", "--report", "--example
 
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_an_old_spelling_is_only_ever_a_deprecated_alias(command):
-    """No command offers a retired name as an option of its own."""
+    """No command offers a retired name as an option of its own: where it is still
+    accepted, it is hidden from the usage and help and the new option's help names it."""
     parser = COMMANDS[command]
     for name in RETIRED:
         action = _option(parser, name)
         if action is not None:
-            assert action.help.startswith("deprecated spelling of --"), (command, name)
-            assert action.default is argparse.SUPPRESS
+            assert type(action).__name__ == "_DeprecatedAlias", (command, name)
+            assert action.help is argparse.SUPPRESS and action.default is argparse.SUPPRESS
+            assert name not in parser.format_usage(), (command, name)
+            new = _option(parser, action.new)  # type: ignore[attr-defined]
+            assert new is not None and f"old spelling {name}" in (new.help or ""), (command,
+                                                                                     name)
 
 
 def test_the_shared_options_exist_where_the_issue_says_they_should():

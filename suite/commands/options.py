@@ -68,12 +68,15 @@ class _DeprecatedAlias(argparse.Action):
 
 def add_alias(parser: argparse.ArgumentParser, old: str, new: argparse.Action) -> None:
     """Accept `old` as a deprecated spelling of the option `new` (a flag, as `--no-linear`,
-    or an option taking a value, optional or not, as `--out [DIR]`)."""
+    or an option taking a value, optional or not, as `--out [DIR]`).
+
+    The old spelling stays out of the usage line and the option list (they show what to
+    type now); the new option's help names it, so a reader of an old script finds it."""
     typed: dict[str, Any] = {} if new.type is None else {"type": new.type}  # a flag: none
     parser.add_argument(old, dest=new.dest, metavar=new.metavar, nargs=new.nargs,
                         const=new.const, action=_DeprecatedAlias, new=new.option_strings[0],
-                        default=argparse.SUPPRESS,
-                        help=f"deprecated spelling of {new.option_strings[0]}", **typed)
+                        default=argparse.SUPPRESS, help=argparse.SUPPRESS, **typed)
+    new.help = f"{new.help or ''} (old spelling {old}: still accepted, with a warning)".strip()
 
 
 def size_argument(text: str) -> int:
