@@ -7,11 +7,22 @@ beside this file (bounded.py, report_sample.py) import by their names.
 
 from __future__ import annotations
 
+import signal
+
 import pytest
 import report_sample
 
 from scrubcheck.corpus import Corpus, load_corpus
 from scrubcheck.results import RunResult
+
+# A shell starts a background job (`pytest &`, `nohup ... &` in a script) with Ctrl-C
+# ignored, and an ignored signal stays ignored across exec: every child the Ctrl-C tests
+# start would then ignore SIGINT too, and Python would not turn it into
+# KeyboardInterrupt. Those tests are about scrubcheck's answer to Ctrl-C, not about how
+# the suite was launched, so the session catches SIGINT as Python does by default
+# (a caught signal is reset to the default in an exec'd child).
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session")
