@@ -37,6 +37,14 @@ class Verdict(StrEnum):
     NOTHING_RAN = "NOTHING RAN"  # a gateway audit that could not reach its gateway
 
 
+def exit_verdict(code: int, *, nothing_judged: Verdict) -> Verdict:
+    """The word for a whole run's exit code, shared by `run` and `gateway audit`: 0 PASS,
+    1 FAIL, 130 INTERRUPTED, and 2 `nothing_judged`, which each command names for itself
+    (a corpus that did not load, a gateway that was never reached)."""
+    return {0: Verdict.PASS, 1: Verdict.FAIL, 2: nothing_judged,
+            130: Verdict.INTERRUPTED}[code]
+
+
 class Outcome(StrEnum):
     """What became of one scenario (the words are `Verdict`'s)."""
 
@@ -132,8 +140,7 @@ class RunResult:
     def verdict(self, level: str = "must") -> Verdict:
         """The run's word for its exit code: what the console's last line, the reports'
         headline and a CI log all say."""
-        return {0: Verdict.PASS, 1: Verdict.FAIL, 2: Verdict.CORPUS_ERROR,
-                130: Verdict.INTERRUPTED}[self.exit_code(level)]
+        return exit_verdict(self.exit_code(level), nothing_judged=Verdict.CORPUS_ERROR)
 
     def to_dict(self) -> dict:
         data = asdict(self)

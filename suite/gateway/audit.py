@@ -50,7 +50,7 @@ from scrubcheck.gateway.server import LOOPBACK, ReplayServer, running
 from scrubcheck.gateway.upstream import Shape, selector, shape_context
 from scrubcheck.gateway.verdicts import GATEWAY_ORDER, GatewayVerdict, worst
 from scrubcheck.model import Scenario
-from scrubcheck.results import Verdict
+from scrubcheck.results import Verdict, exit_verdict
 from scrubcheck.spec import SPEC_VERSION
 
 PROMPT: list[ChatCompletionMessageParam] = [
@@ -224,8 +224,7 @@ class AuditResult:
     def run_verdict(self) -> Verdict:
         """The audit's word for its exit code (the run's vocabulary, and NOTHING RAN
         when the gateway was never reached)."""
-        return {0: Verdict.PASS, 1: Verdict.FAIL, 2: Verdict.NOTHING_RAN,
-                130: Verdict.INTERRUPTED}[self.exit_code()]
+        return exit_verdict(self.exit_code(), nothing_judged=Verdict.NOTHING_RAN)
 
     def to_dict(self) -> dict[str, Any]:
         right, total = self.headline()
