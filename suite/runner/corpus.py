@@ -132,7 +132,7 @@ def run_corpus(
     try:
         _run_pool(collected, _HandlerFactory(adapter_spec, settings, only, options), options)
     except KeyboardInterrupt:  # Ctrl-C: the pool has killed its workers; keep what finished
-        collected.interrupted = True
+        collected.interrupt()
     finally:
         if shown is not None:
             shown.close(collected.interrupted)
@@ -216,16 +216,19 @@ class _Collector:
         if self.shown is not None:
             self.shown.done(result, linear=task.scenario is None)
 
-    def scenario_results(self) -> list[ScenarioResult]:
-        """Every scenario's result; after an interrupt, what did not finish is SKIPPED
-        (counted and shown, never dropped), and so is the linear check if it never ran."""
-        if not self.interrupted:
-            return [r for r in self.results if r is not None]
+    def interrupt(self) -> None:
+        """Ctrl-C ended the run: what did not finish is SKIPPED (counted and shown, never
+        dropped), and so is the linear check if it never ran."""
+        self.interrupted = True
         not_run = "not run: the run was interrupted (Ctrl-C)"
         if self.settings.runs_linear_check and not self.checks:
             self.checks.append(blank_result(_LINEAR, Outcome.SKIPPED, not_run))
-        return [r or blank_result(s, Outcome.SKIPPED, not_run)
-                for r, s in zip(self.results, self.scenarios, strict=True)]
+        self.results = [r or blank_result(s, Outcome.SKIPPED, not_run)
+                        for r, s in zip(self.results, self.scenarios, strict=True)]
+
+    def scenario_results(self) -> list[ScenarioResult]:
+        """Every scenario's result, in corpus order."""
+        return [r for r in self.results if r is not None]
 
 
 def _run_pool(collected: _Collector, make_handler: _HandlerFactory,
