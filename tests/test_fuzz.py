@@ -225,3 +225,23 @@ def test_fuzz_drives_a_peer_through_the_protocol(tmp_path):
                            stop=lambda f: f.is_leak)
     result = fuzz(f"peer:{MINIMAL_PEER}", options)
     assert any(f.is_leak for f in result.findings), (result.findings, result.errors)
+
+
+def test_the_crash_scan_skips_inputs_being_written_and_ones_that_vanish(tmp_path, monkeypatch):
+    """A job writes `.crash-<sha>.part` and renames it while the parent lists the folder:
+    the scan must neither stat the partial file nor fail on a name gone since the listing."""
+    from scrubcheck.hunt import fuzzing
+
+    older, newer = tmp_path / "crash-aa", tmp_path / "timeout-bb"
+    older.write_bytes(b"1")
+    newer.write_bytes(b"2")
+    os.utime(older, (1, 1))
+    (tmp_path / ".crash-cc.part").write_bytes(b"3")
+    real_iterdir = Path.iterdir
+
+    def listing_with_a_ghost(self):
+        yield from real_iterdir(self)
+        yield self / "crash-dd"          # renamed or deleted between listing and stat
+
+    monkeypatch.setattr(Path, "iterdir", listing_with_a_ghost)
+    assert [p.name for p in fuzzing._artifacts_oldest_first(tmp_path)] == ["crash-aa", "timeout-bb"]

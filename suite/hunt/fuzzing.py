@@ -331,12 +331,27 @@ class _Fuzz:
 
     def scan(self) -> list[_Pending]:
         found = []
-        for path in sorted(self.crashes.iterdir(), key=lambda p: p.stat().st_mtime):
-            if ARTIFACT.match(path.name) and path.name not in self.seen and not self.stopped:
+        for path in _artifacts_oldest_first(self.crashes):
+            if path.name not in self.seen and not self.stopped:
                 pending = self.triage(path)
                 if pending is not None:
                     found.append(pending)
         return found
+
+
+def _artifacts_oldest_first(folder: Path) -> list[Path]:
+    """The finished crash inputs in `folder`, oldest first. The jobs write while we list:
+    a target's `.crash-….part` file is renamed away between listing and stat, so only
+    finished names are looked at, and one that vanishes in between is simply not there."""
+    dated = []
+    for path in folder.iterdir():
+        if not ARTIFACT.match(path.name):
+            continue
+        try:
+            dated.append((path.stat().st_mtime, path.name, path))
+        except FileNotFoundError:
+            continue
+    return [path for _, _, path in sorted(dated)]
 
 
 @dataclass
