@@ -38,6 +38,11 @@ LABEL_RULES: dict[str, tuple[str, ...]] = {
     "skipped": ("R-SKIP-1",),
     "may-skip": ("R-SKIP-2",),
     "custom": ("R-CUSTOM-1",),
+    "held-partial": ("R-TAG-1", "R-BLOCK-1"),
+    "crowd": ("R-CODE-1", "R-CODE-3"),
+    "cut-in-span": ("R-CODE-5", "R-CODE-6", "R-TRUNC-1"),
+    "fence-indent": ("R-CODE-2",),
+    "fence-not-closed": ("R-CODE-2",),
 }
 
 

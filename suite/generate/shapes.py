@@ -172,12 +172,37 @@ class _Builder:
         while more(ch, len(parts), 7, 3):
             sep = pick(ch, (" ", "", "\n")) if not one_line else pick(ch, (" ", ""))
             parts.append((NOISE, sep))
-            parts.append(self.reasoning_part(ending, one_line))
+            kind = ch.below(9)
+            if kind == 8:
+                parts.extend(self.held_partial(ends, one_line))
+            else:
+                parts.append(self.reasoning_part(kind, ending, one_line))
         return Reasoning(tuple(p for p in parts if p[1]))
 
-    def reasoning_part(self, ending: set[str], one_line: bool) -> tuple[str, str]:
+    def held_partial(self, ends: list[Tag], one_line: bool) -> list[tuple[str, str]]:
+        """The start of a close the block ends at, cut short: a streaming scrubber holds it
+        back as a possible close and must let it go at whatever comes next (R-TAG-1): a
+        line feed, a `<`, a code span holding the close (R-CODE-5), or the close itself
+        when the part ends the reasoning."""
         ch = self.ch
-        kind = ch.below(8)
+        closes = [t for t in ends if len(t.text) > 1]
+        if not closes:
+            return [(CANARY, self.canaries())]
+        self.label("held-partial")
+        text = self.text_of(pick(ch, closes))
+        prefix = text[: 1 + ch.below(len(text) - 1)]
+        follow = ch.below(4)
+        if follow == 1 and not one_line:
+            return [(NOISE, prefix + "\n")]
+        if follow == 2:
+            return [(NOISE, prefix + "<")]
+        if follow == 3 and not one_line and not self.no_closes:
+            inner = self.text_of(pick(ch, closes))
+            return [(NOISE, prefix), (CODE, f"`{inner}` ")]
+        return [(NOISE, prefix)]
+
+    def reasoning_part(self, kind: int, ending: set[str], one_line: bool) -> tuple[str, str]:
+        ch = self.ch
         if kind == 1:
             return NOISE, pick(ch, (" ", "\t") if one_line else ("\n", "\n\n", "\r\n", " "))
         if kind == 2:
@@ -255,18 +280,33 @@ class _Builder:
         char = pick(ch, ("`", "~"))
         length = 3 + ch.below(2)
         eol = pick(ch, ("\n", "\r\n"))
-        lines = [self.fence_line()]
+        lines = [self.fence_line(char * length)]
         while more(ch, len(lines), 4, 2):
-            lines.append(self.fence_line())
+            lines.append(self.fence_line(char * length))
         infos = [i for i in FENCE_INFO if not (self.no_closes and "</" in i)]
-        text = char * length + pick(ch, infos) + eol + "".join(line + eol for line in lines)
+        text = (self.fence_indent() + char * length + pick(ch, infos) + eol
+                + "".join(line + eol for line in lines))
         if unclosed:
             return Answer(text.removesuffix(eol) if chance(ch, 2) else text, "open-fence")
-        closing = char * (length + ch.below(2)) + pick(ch, ("", " ", "\t"))
+        closing = (self.fence_indent() + char * (length + ch.below(2))
+                   + pick(ch, ("", " ", "\t")))
         return Answer(text + closing + eol, "fence")
 
-    def fence_line(self) -> str:
-        if self.ch.below(2):
+    def fence_indent(self) -> str:
+        """R-CODE-2: a fence line may start after at most three spaces."""
+        if not chance(self.ch, 4):
+            return ""
+        self.label("fence-indent")
+        return " " * (1 + self.ch.below(3))
+
+    def fence_line(self, run: str) -> str:
+        """A line of code; sometimes the fence's own run indented by four spaces (code,
+        not the closing line) or after a letter (no closing line either)."""
+        kind = self.ch.below(5)
+        if kind == 4:
+            self.label("fence-not-closed")
+            return pick(self.ch, ("    ", "\t", "A", "> ")) + run
+        if kind % 2:
             return self.code_content()
         return pick(self.ch, FENCE_LINES)
 
@@ -366,8 +406,27 @@ class _Builder:
         trail_run = pick(ch, [0, *(n for n in (1, 2, 3) if n not in (run, stray))])
         if trail_run:
             self.label("code-7")
+        lead = pick(ch, WORDS) + self.crowd((stray, trail_run))
         block = self.block(one_line=True, stray=stray)
-        return Bypass(pick(ch, WORDS), run, block, trail_run, self.prose(one_line=True))
+        return Bypass(lead, run, block, trail_run, self.prose(one_line=True))
+
+    def crowd(self, taken: tuple[int, ...]) -> str:
+        """Closed spans ahead of a guard run on the same line, sometimes after a run that
+        never closes: the tag after them is judged by walking every run before it (R-CODE-3),
+        hundreds of them in a long line of inline code. The lengths avoid the runs that
+        follow the tag (`taken`), so nothing before the tag pairs across it."""
+        ch = self.ch
+        size = ch.below(4)
+        if not size:
+            return ""
+        self.label("crowd")
+        count = (1 + ch.below(3), 128 + ch.below(3), 300)[size - 1]
+        width = pick(ch, [n for n in (1, 2, 3) if n not in taken])
+        span = "`" * width
+        lone = pick(ch, [0, *(n for n in (2, 3, 4) if n not in (*taken, width))])
+        runs = ["`" * lone] if lone else []
+        runs.extend(f"{span}k{span}" for _ in range(count))
+        return " " + " ".join(runs) + " "
 
     def splice(self) -> Splice:
         ch = self.ch
@@ -400,10 +459,25 @@ class _Builder:
         if recovers:
             self.label("inline-recovered")
             last = self.prose(one_line=True)
+        elif context.cut_off and not self.no_closes and chance(ch, 3):
+            reasoning = self.cut_in_span(reasoning, ends)
         elif ch.below(2):
             self.label("last-line")
             last = self.canaries()
         return Unclosed(self.text_of(opener) if opener else "", reasoning, last)
+
+    def cut_in_span(self, reasoning: Reasoning, ends: list[Tag]) -> Reasoning:
+        """R-CODE-6 inside a block: a span opens, a close follows, and the stream is cut
+        on a run no longer than the opening one. That run may yet grow to close the span,
+        so the close is inside it and the block runs to the cut (cut any earlier, the
+        same close would end the block)."""
+        ch = self.ch
+        self.label("cut-in-span")
+        width = pick(ch, (1, 2, 3, 15))
+        close = self.text_of(pick(ch, ends))
+        code = ("`" * width + pick(ch, ("", "x ", " ")) + close + pick(ch, ("", " draft"))
+                + "`" * (1 + ch.below(width)))
+        return Reasoning((*reasoning.parts, (NOISE, " "), (CODE, code)))
 
     def skipped(self, context: Context) -> StreamModel:
         """R-SKIP-1: the model answered at once and never closed the pre-filled block:
@@ -447,7 +521,8 @@ class _Builder:
             text = self.text_of(pick(ch, [t for t in self.vocabulary.tags if len(t.text) > 1]))
             items.append(Answer(text[: 1 + ch.below(len(text) - 1)]))
         last = items[-1] if items else None
-        if context.cut_off and tail is None and isinstance(last, Answer) and last.text[-1:] == "`":
+        if (context.cut_off and tail is None and isinstance(last, Answer)
+                and last.kind != "open-fence" and last.text[-1:] == "`"):
             items.append(Answer("."))  # R-CODE-6: a span closing at the cut is no span
         return StreamModel(context, prefill, tuple(items), tail, tuple(self.labels))
 

@@ -202,6 +202,7 @@ class _Renderer:
         self.visible = ""
         self.cuts: list[int] = []
         self.literal: list[tuple[int, int]] = []  # code regions of `visible`
+        self.open_fence: int | None = None  # where a fence that never closes starts
         self.canaries: list[str] = []
         self.foreign: list[str] = []
         self.closes = self.vocabulary.block_closes()  # what ends a pre-filled block
@@ -271,6 +272,8 @@ class _Renderer:
 
     def item(self, item: Item) -> None:
         if isinstance(item, Answer):
+            if item.kind == "open-fence":
+                self.open_fence = len(self.visible)
             self.answer(item.text, literal=item.kind != "prose",
                         fence=item.kind in ("fence", "open-fence"))
         elif isinstance(item, Block):
@@ -314,14 +317,21 @@ class _Renderer:
         self.removed((TAG, header), (REASONING, item.content.text), (TAG, item.end))
 
     def bypass(self, item: Bypass) -> None:
-        if not item.lead or "`" in item.lead + item.trail or "\n" in item.trail:
-            raise _Invalid("a bypass lead or trail holds a backtick or a line feed")
+        """The lead may hold backtick runs (closed spans, a run that never closes): none
+        of their lengths, nor the guard's, may follow on the line, so whatever they pair
+        with stands before the tag and the tag is in no span."""
+        if not item.lead or "\n" in item.lead + item.trail or "`" in item.trail:
+            raise _Invalid("a bypass lead holds a line feed or its trail a backtick")
+        if item.lead.endswith("`"):
+            raise _Invalid("a bypass lead ending in a backtick would lengthen the guard")
         line_rest = item.block.reasoning.text + "`" * item.trail_run + item.trail
         if "\n" in item.block.reasoning.text or item.block.reasoning.code_ranges():
             raise _Invalid("a bypass block must be one line without code parts")
-        lengths = [len(m.group()) for m in _RUNS.finditer(line_rest)]
-        if item.run in lengths:
-            raise _Invalid("a run of the guard's length follows on the line: the tag is code")
+        lengths = {len(m.group()) for m in _RUNS.finditer(line_rest)}
+        before = {len(m.group()) for m in _RUNS.finditer(item.lead)} | {item.run}
+        if lengths & before:
+            raise _Invalid("a run of a length seen before the tag follows on the line: "
+                           "the tag may be code")
         stray = [len(m.group()) for m in _RUNS.finditer(item.block.reasoning.text)]
         if len(stray) > 1 or (stray and stray[0] == item.trail_run):
             raise _Invalid("the close would stand inside a span of the block's own text")
@@ -383,7 +393,10 @@ class _Renderer:
         """Every tag of the vocabulary left in the visible text must lie in code, and
         in a cut-off stream not in a span whose closing run touches the cut (R-CODE-6)."""
         folded = fold(self.visible)
-        cut_off = self.model.context.cut_off and self.pieces and self.pieces[-1][1].endswith("`")
+        cut_off = (self.model.context.cut_off and self.pieces and self.pieces[-1][0] == ANSWER
+                   and self.pieces[-1][1].endswith("`"))
+        # a fence that never closes is no span: a run at its end closes nothing
+        fence_start = len(self.visible) if self.open_fence is None else self.open_fence
         for key in self.vocabulary.by_folded:
             at = folded.find(key)
             while at >= 0:
@@ -391,7 +404,7 @@ class _Renderer:
                 if not spans:
                     shown = self.visible[at : at + len(key)]
                     raise _Invalid(f"the answer text forms the tag {shown!r} outside code")
-                if cut_off and any(b == len(self.visible) for _, b in spans):
+                if cut_off and any(b == len(self.visible) and a < fence_start for a, b in spans):
                     raise _Invalid("a cut-off stream ends on the run that closes a span "
                                    "around a tag: that run's length is unknown")
                 at = folded.find(key, at + 1)
