@@ -115,7 +115,8 @@ class _Builder:
         inline = {"inline_answer", "finish_reason"} <= keys and chance(ch, 4)
         skip = prefill and {"may_skip_reasoning", "finish_reason"} <= keys and chance(ch, 2)
         finish: str | None = "stop"
-        if (inline or skip) and ch.below(2):
+        # a stream cut off by its length limit is common with or without the flags
+        if "finish_reason" in keys and ch.below(2 if inline or skip else 4) == 1:
             finish = pick(ch, FINISH_REASONS[1:])
         delimiters: tuple[CustomDelimiter, ...] = ()
         if "delimiters" in keys and chance(ch, 4):
