@@ -78,6 +78,8 @@ CUSTOM_SETS: tuple[tuple[CustomDelimiter, ...], ...] = (
     _custom(("<think>", "</reflect>")),
     _custom(("<reflect>", "</think>"), "@@answer@@"),
     _custom(("<a<b>", "</a<b>"), ("\u00ab", "\u00bb")),
+    # a control character inside a tag, and names that start with a capital letter
+    _custom(("<<\tplan>>", "<</plan>>"), ("BEGIN_THOUGHT", "END_THOUGHT")),
 )
 
 
