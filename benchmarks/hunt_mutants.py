@@ -15,8 +15,9 @@ out) is copied as its own package and hunted with a fixed number of cases and a
 fixed seed (`--max-examples`, `--seed`, an in-memory example database and no
 linear-time measurement), so two runs on any machine try the same streams and a
 change of the generators is measured by the change in the table, not by luck. A
-mutant is *found* when the hunt reports any finding at all (the unmutated copy,
-hunted the same way first, must report none). The table goes to
+mutant is *found* when the hunt reports any finding at all, or refuses to run it
+because it does not load (the unmutated copy, hunted the same way first, must load
+and report nothing). The table goes to
 reports/hunt-mutants.md.
 """
 
@@ -58,13 +59,19 @@ class Hunted:
     detail: str = ""  # the end of the hunt's output when it failed to run
 
     @property
+    def refused(self) -> bool:
+        """Exit 2: scrubcheck would not hunt it, because the package does not load. The
+        unmutated copy loads with the same command line, so a mutant refused is told apart."""
+        return self.returncode == 2
+
+    @property
     def found(self) -> bool:
-        return bool(self.rules)
+        return bool(self.rules) or self.refused
 
     @property
     def broken(self) -> bool:
-        """The hunt itself failed (usage error, crash, stopped): nothing is known."""
-        return self.returncode is None or self.returncode not in (0, 1)
+        """The hunt itself failed (a crash, stopped at the limit): nothing is known."""
+        return self.returncode is None or self.returncode not in (0, 1, 2)
 
 
 def hunt_package(package: Path, changed: dict[str, str], attr: str, name: str, work: Path,
@@ -96,7 +103,7 @@ def hunt_package(package: Path, changed: dict[str, str], attr: str, name: str, w
             if match["rule"] not in rules:
                 rules.append(match["rule"])
     tail = " | ".join((done.stderr or done.stdout).strip().splitlines()[-3:])
-    return Hunted(done.returncode, tuple(rules), seconds, tail)
+    return Hunted(done.returncode, tuple(rules), seconds, f"exit {done.returncode}: {tail}")
 
 
 def chosen_mutants(args: argparse.Namespace, package: Path) -> tuple[list[Mutant], int]:
@@ -118,6 +125,8 @@ def chosen_mutants(args: argparse.Namespace, package: Path) -> tuple[list[Mutant
 def verdict(hunted: Hunted) -> str:
     if hunted.broken:
         return f"hunt failed ({hunted.detail})"
+    if hunted.refused:
+        return f"**found**: refused at load ({hunted.detail})"
     if hunted.found:
         return "**found**: " + ", ".join(hunted.rules)
     return "missed"
@@ -160,8 +169,8 @@ def write_report(path: Path, rows: list[tuple[Mutant, Hunted]], baseline: Hunted
         f"**The hunt finds {found} of {len(rows)} mutants** "
         f"({found / len(rows):.0%})" if rows else "**No mutant hunted.**",
         "",
-        f"The unmutated copy, hunted the same way: {verdict(baseline)} "
-        f"({baseline.seconds} s). Hunts that failed to run: {broken}.",
+        f"The unmutated copy, hunted the same way, reports nothing ({baseline.seconds} s). "
+        f"Hunts that failed to run: {broken}.",
         "",
         tabulate(table, headers=("#", "where", "operator", "change", "hunt", "s"),
                  tablefmt="github"),
@@ -188,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
         work = Path(tmp)
         baseline = hunt_package(package, {}, attr, "scrubcheck_hunted_baseline", work, args)
         print(f"baseline: {verdict(baseline)} in {baseline.seconds} s", flush=True)
-        if baseline.found or baseline.broken:
+        if baseline.returncode != 0 or baseline.found:
             print("the unmutated reference must pass the hunt; nothing measured",
                   file=sys.stderr)
             return 1
