@@ -164,7 +164,8 @@ def write_report(path: Path, rows: list[tuple[Mutant, Hunted]], baseline: Hunted
         f"`scrubcheck hunt --max-examples {args.examples} --seed {args.hunt_seed} "
         "--database memory --no-linear --level should`: the same "
         f"{args.examples} cases for every mutant, on any machine. A mutant is found "
-        "when the hunt reports any finding; the rules are those of all its findings.",
+        "when the hunt reports any finding (the rules are those of all its findings) or "
+        "refuses to run it because it does not load (exit 2).",
         "",
         f"**The hunt finds {found} of {len(rows)} mutants** "
         f"({found / len(rows):.0%})" if rows else "**No mutant hunted.**",
