@@ -254,7 +254,8 @@ def test_soups_are_text_with_a_context(soup):
     assert isinstance(text, str) and context.features == ("harmony",)
 
 
-NEW_IN_1_2_1 = ("held-partial", "crowd", "cut-in-span", "fence-indent", "fence-not-closed")
+NEW_IN_1_2_1 = ("held-partial", "crowd", "cut-in-span", "fence-indent", "fence-not-closed",
+                "not-a-fence")
 
 
 @pytest.mark.parametrize("label", NEW_IN_1_2_1)

@@ -43,6 +43,7 @@ LABEL_RULES: dict[str, tuple[str, ...]] = {
     "cut-in-span": ("R-CODE-5", "R-CODE-6", "R-TRUNC-1"),
     "fence-indent": ("R-CODE-2",),
     "fence-not-closed": ("R-CODE-2",),
+    "not-a-fence": ("R-CODE-2", "R-BLOCK-1"),
 }
 
 

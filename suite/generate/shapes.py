@@ -293,6 +293,15 @@ class _Builder:
                    + pick(ch, ("", " ", "\t")))
         return Answer(text + closing + eol, "fence")
 
+    def not_a_fence(self) -> Answer:
+        """A line that reads like a fence opener but is none (R-CODE-2): the run stands
+        after four spaces, a tab or text, so the tags on the next lines are tags."""
+        ch = self.ch
+        self.label("not-a-fence")
+        lead = pick(ch, ("    ", "\t", "A", "-> "))
+        run = pick(ch, ("`", "~")) * (3 + ch.below(2))
+        return Answer(lead + run + pick(ch, ("", " py")) + "\n", "not-fence")
+
     def fence_indent(self) -> str:
         """R-CODE-2: a fence line may start after at most three spaces."""
         if not chance(self.ch, 4):
@@ -336,7 +345,7 @@ class _Builder:
         if kind == "span":
             return [self.span()]
         if kind == "fence":
-            return [self.fence()]
+            return [self.not_a_fence() if chance(ch, 5) else self.fence()]
         if kind == "orphan" or (kind == "marker" and not self.markers):
             self.label("orphan")
             return [Orphan(self.text_of(pick(ch, self.closes)))]

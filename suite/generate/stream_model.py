@@ -57,7 +57,8 @@ class Reasoning:
 
 @dataclass(frozen=True)
 class Answer:
-    """Answer text. `kind`: prose, span (inline code), fence, open-fence (runs to the end)."""
+    """Answer text. `kind`: prose, span (inline code), fence, open-fence (runs to the end),
+    not-fence (a line like a fence opener that is none: text, started on a line of its own)."""
 
     text: str
     kind: str = "prose"
@@ -274,8 +275,8 @@ class _Renderer:
         if isinstance(item, Answer):
             if item.kind == "open-fence":
                 self.open_fence = len(self.visible)
-            self.answer(item.text, literal=item.kind != "prose",
-                        fence=item.kind in ("fence", "open-fence"))
+            self.answer(item.text, literal=item.kind in ("span", "fence", "open-fence"),
+                        fence=item.kind in ("fence", "open-fence", "not-fence"))
         elif isinstance(item, Block):
             self.block(item)
         elif isinstance(item, Orphan):
