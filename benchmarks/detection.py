@@ -30,12 +30,13 @@ import json
 import os
 import platform
 import shlex
-import subprocess
 import sys
 import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+from checkout import measured_commit
 
 from scrubcheck.cachedir import cache_dir
 from scrubcheck.corpus import load_corpus
@@ -64,17 +65,9 @@ class Detection:
 
 def run_stamp(argv: list[str]) -> str:
     """When, at which commit and with which command a measurement was made."""
-    def git(*words: str) -> str:
-        done = subprocess.run(["git", *words], cwd=ROOT, capture_output=True, text=True)
-        return done.stdout.strip()
-
-    commit = git("rev-parse", "--short", "HEAD") or "unknown"
-    # uncommitted changes to what is measured (the reports, this table among them, are not)
-    changed = git("status", "--porcelain", "--untracked-files=no", "--", ".", ":!reports")
-    dirty = "+local changes" if changed else ""
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     command = shlex.join(["python", "benchmarks/detection.py", *argv])
-    return f"{when}, commit {commit}{dirty}: `{command}`"
+    return f"{when}, commit {measured_commit()}: `{command}`"
 
 
 def probe_detection(case: BrokenCase, which: str, scenarios: dict) -> Detection:

@@ -138,13 +138,12 @@ def _choose_mutants(pop: Population, args: argparse.Namespace) -> Sample | str:
     """The mutants to judge and those the sample passed over, or why there are none:
     the ids asked for with --mutant, else a seeded sample."""
     if args.mutant:
-        found = pop.find(args.mutant)
-        missing = [i for i in args.mutant if i not in found]
-        if missing:
-            return f"no such mutant in the current sources: {', '.join(missing)}"
         from scrubcheck.mutation.mutants import Sample
 
-        return Sample([found[i] for i in args.mutant], [])
+        try:
+            return Sample(pop.chosen(args.mutant), [])
+        except LookupError as exc:
+            return str(exc)
     return pop.sample(args.sample, args.seed)
 
 

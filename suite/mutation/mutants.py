@@ -26,8 +26,10 @@ from __future__ import annotations
 import difflib
 import hashlib
 import random
+import shutil
 import warnings
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -264,6 +266,15 @@ class Population:
                     original, mutated):
                 yield other
 
+    def chosen(self, mutant_ids: list[str]) -> list[Mutant]:
+        """The mutants with these ids, in the order asked for; LookupError names any id
+        the current sources do not have."""
+        found = self.find(mutant_ids)
+        missing = [i for i in mutant_ids if i not in found]
+        if missing:
+            raise LookupError(f"no such mutant in the current sources: {', '.join(missing)}")
+        return [found[i] for i in mutant_ids]
+
     def find(self, mutant_ids: Iterable[str]) -> dict[str, Mutant]:
         """The mutants with these ids, searched only where an id can be (file, scope and
         operator are spelled out in it)."""
@@ -276,6 +287,20 @@ class Population:
                 if mutant.id in wanted:
                     found[mutant.id] = mutant
         return found
+
+
+@contextmanager
+def package_copy(package: Path, changed: dict[str, str], target: Path) -> Iterator[Path]:
+    """`package` copied to `target` with the `changed` files (name -> code) written over,
+    removed again on exit: a mutant as a package of its own, imported by `target`'s name
+    from its parent folder, beside the reference and every other mutant."""
+    shutil.copytree(package, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    try:
+        for file, code in changed.items():
+            (target / file).write_text(code, encoding="utf-8")
+        yield target
+    finally:
+        shutil.rmtree(target, ignore_errors=True)
 
 
 def changed_lines(before: str, after: str) -> tuple[tuple[str, ...], tuple[str, ...]]:

@@ -29,7 +29,6 @@ import math
 import multiprocessing
 import os
 import random
-import shutil
 import sys
 import time
 import traceback
@@ -39,6 +38,7 @@ from pathlib import Path
 
 from scrubcheck.adapters import AdapterError
 from scrubcheck.model import Scenario
+from scrubcheck.mutation.mutants import package_copy
 from scrubcheck.reports.analysis import is_leak
 from scrubcheck.results import Outcome, RunResult, ScenarioResult
 from scrubcheck.runner.corpus import run_corpus
@@ -126,14 +126,8 @@ class Oracle:
               name: str, record_times: bool = False) -> Verdict:
         """Build the package with `changed` files (name -> code) as module `name` in
         `workdir` and run the corpus against `name:attr` in a forked process."""
-        target = workdir / name
-        shutil.copytree(package, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-        for file, code in changed.items():
-            (target / file).write_text(code, encoding="utf-8")
-        try:
+        with package_copy(package, changed, workdir / name):
             return self._judge_forked(f"{name}:{attr}", workdir, record_times)
-        finally:
-            shutil.rmtree(target, ignore_errors=True)
 
     def _judge_forked(self, spec: str, workdir: Path, record_times: bool) -> Verdict:
         context = multiprocessing.get_context("fork")
