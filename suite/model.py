@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
-from typing import TypedDict
+from typing import NotRequired, TypedDict
 
 from scrubcheck.vocabulary import (
+    GENERIC,
     CustomDelimiter,
     Vocabulary,
     build_vocabulary,
@@ -38,6 +39,9 @@ class ContextKwargs(TypedDict):
     features: tuple[str, ...]
     may_skip_reasoning: bool
     delimiters: list[dict[str, str]]
+    #: only outside the generic class (SPEC section 12), so that a generic context's
+    #: keywords, digests and wire form are what they were before classes existed
+    conformance_class: NotRequired[str]
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,11 @@ class Context:
     may_skip_reasoning: bool = False
     #: SPEC R-CUSTOM-1: the caller's own pairs and markers, added to the vocabulary
     delimiters: tuple[CustomDelimiter, ...] = ()
+    #: SPEC section 12: the conformance class the stream is judged in: `generic` (the
+    #: default family and the enabled features), or a format whose delimiters are the
+    #: whole vocabulary. Never a key a scrubber must receive: one that claims a format
+    #: is configured for it (the reference is told by this keyword).
+    conformance_class: str = GENERIC
 
     def __post_init__(self) -> None:
         # Callers may pass mappings ({'open', 'close'} / {'marker'}), as as_kwargs() gives.
@@ -91,11 +100,12 @@ class Context:
         return tuple(keys)
 
     def vocabulary(self) -> Vocabulary:
-        """The active vocabulary: default family, enabled features, caller delimiters."""
-        return build_vocabulary(self.features, self.delimiters)
+        """The active vocabulary: default family, enabled features, caller delimiters; or
+        the conformance class's format (SPEC section 12)."""
+        return build_vocabulary(self.features, self.delimiters, self.conformance_class)
 
     def as_kwargs(self) -> ContextKwargs:
-        return {
+        kwargs: ContextKwargs = {
             "starts_in_reasoning": self.starts_in_reasoning,
             "inline_answer": self.inline_answer,
             "finish_reason": self.finish_reason,
@@ -103,10 +113,14 @@ class Context:
             "may_skip_reasoning": self.may_skip_reasoning,
             "delimiters": [d.as_dict() for d in self.delimiters],
         }
+        if self.conformance_class != GENERIC:
+            kwargs["conformance_class"] = self.conformance_class
+        return kwargs
 
     def for_rescrub(self) -> Context:
         """The context of R-IDEM-1: defaults, same vocabulary."""
-        return Context(features=self.features, delimiters=self.delimiters)
+        return Context(features=self.features, delimiters=self.delimiters,
+                       conformance_class=self.conformance_class)
 
     def truncated(self) -> Context:
         """The context of a stream cut short (R-TRUNC-1)."""
@@ -117,6 +131,7 @@ class Context:
             features=self.features,
             may_skip_reasoning=self.may_skip_reasoning,
             delimiters=self.delimiters,
+            conformance_class=self.conformance_class,
         )
 
 

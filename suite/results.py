@@ -16,7 +16,7 @@ from scrubcheck.evidence import Evidence
 class Verdict(StrEnum):
     """Every verdict word scrubcheck prints or stores, spelled once.
 
-    A scenario's `Outcome` is one of the first six; the matrix adds LEAK and
+    A scenario's `Outcome` is one of the first seven; the matrix adds LEAK and
     SHOULD (`matrix.verdicts`), `gateway check` LOSS (`gateway.verdicts`), and a
     whole run ends PASS, FAIL, CORPUS ERROR or INTERRUPTED (`RunResult.verdict`), and
     a gateway audit that never reached its gateway NOTHING RAN (`gateway.audit`).
@@ -29,6 +29,8 @@ class Verdict(StrEnum):
     TIMEOUT = "TIMEOUT"
     UNSUPPORTED = "UNSUPPORTED"
     SKIPPED = "SKIPPED"
+    #: outside the conformance class the run judges (SPEC section 12): never a pass
+    BEYOND_CLAIM = "BEYOND CLAIM"
     LEAK = "LEAK"  # reasoning reached the user
     SHOULD = "SHOULD"  # only SHOULD rules failed
     LOSS = "LOSS"  # answer text is missing (gateway check)
@@ -54,6 +56,7 @@ class Outcome(StrEnum):
     TIMEOUT = Verdict.TIMEOUT.value
     UNSUPPORTED = Verdict.UNSUPPORTED.value
     SKIPPED = Verdict.SKIPPED.value
+    BEYOND_CLAIM = Verdict.BEYOND_CLAIM.value
 
 
 #: One violated check under one chunking, with everything needed to replay it: the

@@ -1,8 +1,10 @@
-"""Tag vocabularies (SPEC section 2): the default family, the named features and the
-delimiters a caller configures (SPEC R-CUSTOM-1).
+"""Tag vocabularies (SPEC section 2): the default family, the named features, the
+delimiters a caller configures (SPEC R-CUSTOM-1) and the vocabulary of each
+conformance class (SPEC section 12).
 
-One table serves the reference scrubber, the checks and the corpus linter, so
-that "what is a tag" has exactly one answer in the whole project.
+Every delimiter comes from the format registry (formats/*.yaml, scrubcheck.formats);
+this module turns formats into the tags every scanner reads, so that "what is a tag"
+has exactly one answer in the whole project and no format has code of its own.
 """
 
 from __future__ import annotations
@@ -11,25 +13,21 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
+from pathlib import Path
 
-FAMILY_NAMES: tuple[str, ...] = (
-    "think",
-    "thinking",
-    "reasoning",
-    "thought",
-    "scratch_pad",
-    "reasoning_scratchpad",
-)
+from scrubcheck.formats import PAIR_KINDS, Format, register_format_files, registered_formats
 
 
 @dataclass(frozen=True)
 class Feature:
-    """A named extra vocabulary (SPEC R-VOCAB-3).
+    """A named extra vocabulary (SPEC R-VOCAB-3), as the scanners read it: a format of
+    the registry (scrubcheck.formats) whose kinds are reduced to pairs, ends and markers.
 
-    `pairs`: (open, closes) — a block opened by `open` ends at any of `closes`.
-    `ends`: closes with no open of their own (harmony: they end a hidden message).
-    `header`: the pairs are message headers whose text decides what follows
-    (SPEC R-HARMONY-1/2). `source`: the public format description. `sample`: one
+    `pairs`: (open, closes) — a block opened by `open` ends at any of `closes` (pairs,
+    special-token pairs and tool sections alike: each hides what it holds).
+    `ends`: closes with no open of their own (a channel grammar's: they end a hidden
+    message). `header`: the pairs are message headers whose text decides what follows
+    (SPEC R-HARMONY-1/2). `source`: the format's first public source. `sample`: one
     reasoning section and answer in the format as a model sends it, for measurements
     that need realistic text (R-ROBUST-2); formats of plain pairs derive theirs.
     """
@@ -44,91 +42,72 @@ class Feature:
     sample: str = ""
 
 
-def _pair(open_text: str, *closes: str) -> tuple[str, tuple[str, ...]]:
-    return open_text, closes
+def feature_of(fmt: Format) -> Feature:
+    """The scanners' view of a format: a channel grammar's header opens first (they
+    close at its message token), then every pair-like kind in file order; markers and
+    answer wrappers (both removed where they stand, the content kept) as markers."""
+    pairs: list[tuple[str, tuple[str, ...]]] = []
+    markers: list[str] = []
+    grammar = fmt.grammar
+    if grammar is not None:
+        pairs += [(grammar.start, (grammar.message,)), (grammar.channel, (grammar.message,))]
+        markers.append(grammar.constrain)
+    for d in fmt.delimiters:
+        if d.kind in PAIR_KINDS:
+            pairs.append((d.open, d.closes))
+        elif d.kind == "marker":
+            markers.append(d.text)
+        elif d.kind == "answer-wrapper":
+            markers += [d.open, *d.closes]
+    return Feature(fmt.name, tuple(pairs), tuple(markers), fmt.title,
+                   fmt.sources[0].url if fmt.sources else "",
+                   grammar.ends if grammar is not None else (), grammar is not None, fmt.sample)
 
 
-FEATURES: dict[str, Feature] = {
-    f.name: f
-    for f in (
-        Feature(
-            "namespaced",
-            (_pair("<mm:think>", "</mm:think>"), _pair("<minimax:think>", "</minimax:think>"),
-             _pair("<seed:think>", "</seed:think>")),
-            description="MiniMax and Seed namespaced think tags",
-        ),
-        Feature(
-            "localised",
-            (_pair("<思考>", "</思考>"), _pair("<反思>", "</反思>"), _pair("<推理>", "</推理>")),
-            description="Chinese-named reasoning tags",
-        ),
-        Feature("bracket", (_pair("[THINK]", "[/THINK]"),), description="Magistral [THINK] blocks"),
-        Feature("kimi", (_pair("◁think▷", "◁/think▷"),), description="Kimi-VL triangle delimiters"),
-        Feature(
-            "special-token",
-            (_pair("<|begin_of_thought|>", "<|end_of_thought|>"),
-             _pair("<|START_THINKING|>", "<|END_THINKING|>")),
-            description="OpenThinker and Cohere special-token delimiters",
-        ),
-        Feature(
-            "harmony",
-            (_pair("<|start|>", "<|message|>"), _pair("<|channel|>", "<|message|>")),
-            ("<|constrain|>",),
-            description="gpt-oss harmony messages leaked as text: headers, channels, recipients",
-            source="https://github.com/openai/harmony/blob/main/docs/format.md",
-            ends=("<|end|>", "<|call|>", "<|return|>"),
-            header=True,
-            sample="<|channel|>analysis<|message|>Check the dates first, then keep it short."
-                   "<|end|><|start|>assistant<|channel|>final<|message|>The meeting moved to "
-                   "Tuesday. ",
-        ),
-        Feature(
-            "gemma-channel",
-            (_pair("<|channel>", "<channel|>"), _pair("<|tool_call>", "<tool_call|>"),
-             _pair("<|tool_response>", "<tool_response|>")),
-            ("<turn|>",),
-            description="Gemma 4 thought channel (glued or with a newline), tool calls and results",
-            sample="<|channel>thought\nCheck the dates first.<channel|>The meeting moved. ",
-            source="https://github.com/vllm-project/vllm/blob/main/vllm/reasoning/gemma4_utils.py",
-        ),
-        Feature(
-            "kimi-xtml",
-            (_pair("<|open|>think", "<|close|>think", "<|open|>response"),
-             _pair("<|open|>tools", "<|close|>tools")),
-            ("<|sep|>", "<|close|>response", "<|close|>message", "<|end_of_msg|>"),
-            description="Kimi-K3 XTML channels; <|sep|> is a marker, so an elided one is no leak",
-            sample="<|open|>think<|sep|>Check the dates first.<|close|>think<|sep|>"
-                   "<|open|>response<|sep|>The meeting moved.<|close|>response<|sep|> ",
-            source="https://github.com/vllm-project/vllm/blob/main/vllm/reasoning/"
-                   "kimi_k3_reasoning_parser.py",
-        ),
-        Feature(
-            "apertus",
-            (_pair("<|inner_prefix|>", "<|inner_suffix|>"),
-             _pair("<|tools_prefix|>", "<|tools_suffix|>")),
-            ("<|assistant_end|>",),
-            description="Apertus inner (deliberation) section and tool calls",
-            sample="<|inner_prefix|>Check the dates first.<|inner_suffix|>The meeting moved. ",
-            source="https://github.com/swiss-ai/apertus_format/blob/main/docs/format.md",
-        ),
-        Feature(
-            "solar-open",
-            (_pair("<|think|>", "<|end|>"), _pair("<|tool_calls|>", "<|calls|>")),
-            ("<|begin|>assistant", "<|content|>", "<|flush|>"),
-            description="Upstage Solar Open think turn, tool calls and turn markers",
-            sample="<|think|>Check the dates first.<|end|><|begin|>assistant<|content|>"
-                   "The meeting moved. ",
-            source="https://github.com/vllm-project/vllm/blob/main/vllm/reasoning/"
-                   "solar_open_reasoning_parser.py",
-        ),
-        Feature("extra-names", (_pair("<reason>", "</reason>"),), description="<reason> blocks"),
-        Feature(
-            "answer-wrappers",
-            markers=("<answer>", "</answer>", "<final>", "</final>", "<output>", "</output>"),
-            description="answer wrapper tags removed, content kept",
-        ),
-    )
-}
+def _base_format() -> Format:
+    (base,) = [f for f in registered_formats().values() if f.generic == "base"]
+    return base
+
+
+def _family_names(base: Format) -> tuple[str, ...]:
+    """The names of the default family (SPEC R-VOCAB-1): `<n>` opens closed by `</n>`."""
+    names = []
+    for d in base.pairs:
+        name = d.open[1:-1]
+        if not (d.open == f"<{name}>" and d.closes == (f"</{name}>",)):
+            raise ValueError(f"{base.file}:{d.line}: the base family's pairs are <name> and "
+                             f"</name>, not {d.open!r} and {d.closes!r}")
+        names.append(name)
+    return tuple(names)
+
+
+#: the default family's names, from the registry's base format
+FAMILY_NAMES: tuple[str, ...] = _family_names(_base_format())
+
+#: the features of the generic class (SPEC R-VOCAB-3), by name, in registry order; a
+#: user's format file (--formats) adds to it through `register_formats`
+FEATURES: dict[str, Feature] = {f.name: feature_of(f) for f in registered_formats().values()
+                                if f.generic == "feature"}
+
+#: the name of the conformance class that does not know the model (SPEC section 12)
+GENERIC = "generic"
+
+
+def conformance_classes() -> tuple[str, ...]:
+    """Every conformance class (SPEC section 12): generic, then one per format."""
+    return (GENERIC, *registered_formats())
+
+
+def register_formats(paths: Iterable[Path]) -> list[Format]:
+    """Add a user's format files (--formats): a `feature` format joins the generic
+    class's features, every one becomes a conformance class. Raises FormatsUnavailable."""
+    added = register_format_files(paths)
+    for fmt in added:
+        if fmt.generic == "feature":
+            FEATURES[fmt.name] = feature_of(fmt)
+    _build.cache_clear()
+    return added
+
 
 def feature_sample(feature: Feature) -> str:
     """Realistic text in `feature`'s format: its own sample, else a block in each pair
@@ -236,6 +215,7 @@ class Vocabulary:
     features: frozenset[str]
     by_folded: dict[str, Tag]
     delimiters: tuple[CustomDelimiter, ...] = ()
+    conformance_class: str = "generic"
 
     @property
     def tags(self) -> list[Tag]:
@@ -281,7 +261,8 @@ def feature_tags(feature: Feature) -> list[Tag]:
         name = frozenset({HARMONY_HEADER if feature.header else f"{feature.name}:{i}"})
         tags.append(Tag(open_text, TagKind.OPEN, name, feature.header))
         tags.extend(Tag(c, TagKind.CLOSE, name, feature.header) for c in closes)
-    ends = frozenset({f"{feature.name}:message"})
+    # a channel grammar's ends close its hidden messages, whatever the format's name
+    ends = frozenset({HARMONY_MESSAGE if feature.header else f"{feature.name}:message"})
     tags.extend(Tag(e, TagKind.CLOSE, ends) for e in feature.ends)
     tags.extend(Tag(m, TagKind.MARKER, frozenset({f"{feature.name}:marker"}))
                 for m in feature.markers)
@@ -291,23 +272,44 @@ def feature_tags(feature: Feature) -> list[Tag]:
 def build_vocabulary(
     features: Iterable[str] = (),
     delimiters: Iterable[Mapping[str, object] | CustomDelimiter] = (),
+    conformance_class: str = GENERIC,
 ) -> Vocabulary:
-    """The default family plus the given features and caller delimiters.
+    """The vocabulary of one stream (SPEC section 2 and 12).
 
-    Unknown feature names raise KeyError; unusable delimiters raise DelimiterError.
+    In the generic class: the default family plus the given features and caller
+    delimiters. In a format's class: that format's delimiters are the whole vocabulary
+    (the features are not read: a class needs none enabled), plus caller delimiters.
+    Unknown feature or class names raise KeyError; unusable delimiters raise
+    DelimiterError.
     """
     features = tuple(sorted(set(features)))
+    if conformance_class != GENERIC:
+        if conformance_class not in registered_formats():
+            known = ", ".join(conformance_classes())
+            raise KeyError(f"unknown conformance class {conformance_class!r} (known: {known})")
+        features = ()
     unknown = set(features) - set(FEATURES)
     if unknown:
         raise KeyError(f"unknown feature(s): {', '.join(sorted(unknown))}")
-    return _build(features, custom_delimiters(delimiters))
+    return _build(features, custom_delimiters(delimiters), conformance_class)
+
+
+def class_tags(conformance_class: str) -> list[Tag]:
+    """The tags a format's class starts from: the format's own (the default family's
+    under their names, SPEC R-BLOCK-2)."""
+    fmt = registered_formats()[conformance_class]
+    return default_tags() if fmt.generic == "base" else feature_tags(feature_of(fmt))
 
 
 @lru_cache(maxsize=256)
-def _build(features: tuple[str, ...], delimiters: tuple[CustomDelimiter, ...]) -> Vocabulary:
-    tags = default_tags()
-    for feature_name in features:
-        tags.extend(feature_tags(FEATURES[feature_name]))
+def _build(features: tuple[str, ...], delimiters: tuple[CustomDelimiter, ...],
+           conformance_class: str = GENERIC) -> Vocabulary:
+    if conformance_class == GENERIC:
+        tags = default_tags()
+        for feature_name in features:
+            tags.extend(feature_tags(FEATURES[feature_name]))
+    else:
+        tags = class_tags(conformance_class)
     custom = []
     for index, delimiter in enumerate(delimiters, start=1):
         for tag in delimiter.tags(index):
@@ -325,7 +327,7 @@ def _build(features: tuple[str, ...], delimiters: tuple[CustomDelimiter, ...]) -
         else:  # one tag shared by several pairs (SPEC R-CUSTOM-2)
             by_folded[key] = Tag(known.text, known.kind, known.names | tag.names, known.header)
     _check_prefix_free(by_folded)
-    return Vocabulary(frozenset(features), by_folded, delimiters)
+    return Vocabulary(frozenset(features), by_folded, delimiters, conformance_class)
 
 
 def _check_custom_text(text: str) -> None:

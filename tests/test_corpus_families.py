@@ -19,9 +19,9 @@ from scrubcheck.corpus.templates import (
     default_delimiters,
     feature_delimiters,
 )
-from scrubcheck.corpus.yamlsource import parse_yaml
 from scrubcheck.model import Scenario
 from scrubcheck.vocabulary import FAMILY_NAMES, FEATURES, fold
+from scrubcheck.yamlsource import parse_yaml
 
 GENERATED = default_corpus_dir() / "generated.yaml"
 SLUG = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")

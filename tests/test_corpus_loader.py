@@ -14,8 +14,8 @@ from scrubcheck.corpus import (
     select,
 )
 from scrubcheck.corpus.loader import DEFAULT_MAX_BYTES, MAX_BYTES_ENV
-from scrubcheck.corpus.yamlsource import MAX_DEPTH, YamlSyntaxError, line_of, parse_yaml
 from scrubcheck.model import Context
+from scrubcheck.yamlsource import MAX_DEPTH, YamlSyntaxError, line_of, parse_yaml
 
 GOOD = """\
 # two scenarios, the second with every optional key

@@ -11,8 +11,8 @@ from jsonschema import Draft202012Validator
 
 from scrubcheck.corpus import default_corpus_dir
 from scrubcheck.corpus.schema import corpus_schema, validate_item
-from scrubcheck.corpus.yamlsource import parse_yaml
 from scrubcheck.model import FINISH_REASONS, Context, Scenario
+from scrubcheck.yamlsource import parse_yaml
 
 README = Path(__file__).resolve().parents[1] / "corpora" / "README.md"
 

@@ -73,7 +73,15 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from scrubcheck.model import CUT_OFF
-from scrubcheck.vocabulary import FEATURES, CustomDelimiter, Tag, custom_delimiters, fold
+from scrubcheck.vocabulary import (
+    FEATURES,
+    GENERIC,
+    CustomDelimiter,
+    Tag,
+    conformance_classes,
+    custom_delimiters,
+    fold,
+)
 
 from .harmony import HEADER_KEPT, message_is_visible
 from .spans import BACKTICK_RUN, LineIndex, RunState, guarded_until
@@ -173,6 +181,9 @@ class ReferenceScrubber:
     """Streaming scrubber: `feed(delta) -> str`, `flush() -> str`, reusable after flush."""
 
     supported_features = frozenset(FEATURES)
+    #: SPEC section 12: every conformance class, each chosen by `conformance_class`
+    #: (a callable, so that a format added with --formats is claimed too)
+    claims = staticmethod(conformance_classes)
 
     def __init__(
         self,
@@ -183,11 +194,14 @@ class ReferenceScrubber:
         features: tuple[str, ...] | list[str] | frozenset[str] = (),
         may_skip_reasoning: bool = False,
         delimiters: Iterable[Mapping[str, object] | CustomDelimiter] = (),
+        conformance_class: str = GENERIC,
         record_cuts: bool = True,
         fast_paths: bool = True,
     ) -> None:
         """`delimiters`: the caller's pairs and markers (SPEC R-CUSTOM-1), as mappings
         {'open', 'close'} or {'marker'}; an unusable set raises DelimiterError here.
+        `conformance_class`: the class the stream is read in (SPEC section 12): generic,
+        or a format whose delimiters are then the whole vocabulary (KeyError if unknown).
         `record_cuts=False` keeps no removal points (`last_cuts` stays empty), so that
         memory does not grow with the number of removed pieces in a very long stream.
         `fast_paths=False` scans character by character (same output, slower): the
@@ -199,7 +213,8 @@ class ReferenceScrubber:
         # SPEC R-SKIP-1: with both signals the inline-answer reading wins (it shows less)
         self._may_skip = bool(may_skip_reasoning) and not self._inline_answer
         self._finish_reason = finish_reason
-        self._tables = tables_for(frozenset(features), custom_delimiters(delimiters))
+        self._tables = tables_for(frozenset(features), custom_delimiters(delimiters),
+                                  conformance_class)
         self.last_cuts: list[int] = []
         self._reset()
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from scrubcheck.vocabulary import (
+    GENERIC,
     HARMONY_HEADER,
     HARMONY_MESSAGE,
     CustomDelimiter,
@@ -99,8 +100,11 @@ class Tables:
 
 
 @lru_cache(maxsize=64)
-def tables_for(features: frozenset[str], delimiters: tuple[CustomDelimiter, ...] = ()) -> Tables:
-    vocabulary = build_vocabulary(features, delimiters)
+def tables_for(features: frozenset[str], delimiters: tuple[CustomDelimiter, ...] = (),
+               conformance_class: str = GENERIC) -> Tables:
+    """The tables of one vocabulary (SPEC section 2), in the generic class or a format's
+    (section 12): the registry's data, read through scrubcheck.vocabulary."""
+    vocabulary = build_vocabulary(features, delimiters, conformance_class)
     tags = vocabulary.tags
     by_name: dict[frozenset[str], MatchTable] = {}
     for tag in tags:

@@ -58,6 +58,9 @@ class Adapter(ABC):
     #: True for a scrubber that decides on whole tag tokens: it is run only on
     #: chunkings and truncation cuts that keep every tag whole (others are counted).
     token_aligned: bool = False
+    #: the conformance classes the implementation claims (SPEC section 12); () claims
+    #: nothing, and is judged in the generic class
+    claims: tuple[str, ...] = ()
 
     def __init__(
         self,

@@ -12,8 +12,8 @@ from collections.abc import Callable, Iterable
 
 from scrubcheck.model import CONTEXT_KEYS
 
-__all__ = ["CONTEXT_KEYS", "accepted_keywords", "declared_features", "required_positionals",
-           "unsupported_reason"]
+__all__ = ["CONTEXT_KEYS", "accepted_keywords", "declared_claims", "declared_features",
+           "required_positionals", "unsupported_reason"]
 
 
 def accepted_keywords(func: Callable | None, candidates: Iterable[str] = CONTEXT_KEYS) -> frozenset:
@@ -62,6 +62,24 @@ def declared_features(*holders: object) -> frozenset[str] | None:
         except TypeError:
             continue
     return None
+
+
+def declared_claims(*holders: object) -> tuple[str, ...]:
+    """The conformance classes the first holder with a `claims` attribute claims (SPEC
+    section 12): a name, names, or a callable returning them; () when none declares any."""
+    for holder in holders:
+        value = getattr(holder, "claims", None)
+        if value is None:
+            continue
+        if callable(value):
+            value = value()
+        if isinstance(value, str):
+            return (value,)
+        try:
+            return tuple(dict.fromkeys(str(v) for v in value))
+        except TypeError:
+            continue
+    return ()
 
 
 def unsupported_reason(

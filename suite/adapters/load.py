@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from scrubcheck.adapters.base import Adapter
 from scrubcheck.adapters.batch import BatchAdapter
-from scrubcheck.adapters.context import required_positionals
+from scrubcheck.adapters.context import declared_claims, required_positionals
 from scrubcheck.adapters.peer import PREFIX, PeerAdapter
 from scrubcheck.adapters.resolve import AdapterError, resolve_target, split_kind
 from scrubcheck.adapters.splitter import SplitterAdapter
@@ -35,6 +35,7 @@ def load_adapter(spec: str) -> Adapter:
         adapter = SplitterAdapter(spec, target_spec, _require_callable(target, spec))
     else:
         adapter = StreamAdapter(spec, target_spec, _require_stream_factory(target, spec))
+    adapter.claims = declared_claims(target)
     _CACHE[spec] = adapter
     return adapter
 

@@ -202,8 +202,11 @@ class PeerAdapter(Adapter):
         return self.manifest.streams
 
     def wire_context(self, context: Context) -> dict:
-        """The context as the protocol sends it (fixed modes already hold)."""
-        return {**context.as_kwargs(), "features": list(context.features)}
+        """The context as the protocol sends it (fixed modes already hold). A peer is
+        configured for the class it claims by its manifest, so the class is not sent."""
+        wire: dict = {**context.as_kwargs(), "features": list(context.features)}
+        wire.pop("conformance_class", None)
+        return wire
 
     def measurement_context(self) -> Context:
         """A peer fixed to one mode (a format's parser, a pre-filled template) is measured

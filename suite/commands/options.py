@@ -29,7 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from scrubcheck.corpus.shard import Shard
+from scrubcheck.formats import FormatsUnavailable
 from scrubcheck.runner.settings import default_jobs, parse_size
+from scrubcheck.vocabulary import register_formats
 
 EXIT_USAGE = 2
 
@@ -244,6 +246,33 @@ def add_corpus_option(parser: argparse.ArgumentParser) -> None:
     """`--corpus PATH`, repeatable; without it, the shipped corpus."""
     parser.add_argument("--corpus", action="append", type=Path, metavar="PATH",
                         help="corpus file or directory (repeatable; default: the shipped corpus)")
+
+
+def add_claim_options(parser: argparse.ArgumentParser) -> None:
+    """--claim and --formats (SPEC section 12), alike on every command that judges."""
+    parser.add_argument("--claim", metavar="CLASS", default=None,
+                        help="the conformance class to judge: generic, or a format's name "
+                             "(scrubcheck formats list); default: what the scrubber claims "
+                             "(its `claims` attribute or peer manifest), else generic. "
+                             "Scenarios outside the class are BEYOND CLAIM: shown, never "
+                             "passed, never failed")
+    parser.add_argument("--formats", metavar="FILE", type=Path, action="append", default=[],
+                        help="a format file (or a folder of them) that is not shipped: its "
+                             "format joins the registry for this command (formats/README.md); "
+                             "repeatable")
+
+
+def apply_formats(args: argparse.Namespace, command: str) -> int | None:
+    """Register the --formats files; the usage error (exit 2) naming every file:line
+    problem, or None when they loaded (or none was given)."""
+    paths = getattr(args, "formats", None) or []
+    if not paths:
+        return None
+    try:
+        register_formats(paths)
+    except FormatsUnavailable as exc:
+        return usage_error(command, f"unusable --formats:\n{exc}")
+    return None
 
 
 def add_selection_options(parser: argparse.ArgumentParser) -> None:

@@ -17,7 +17,9 @@ from pathlib import Path
 from scrubcheck.adapters import AdapterError
 from scrubcheck.adapters.resolve import spec_slug as slug
 from scrubcheck.checks.linear import ratios_text
+from scrubcheck.claims import UnknownClass, check_class
 from scrubcheck.commands.options import (
+    add_claim_options,
     add_dask_options,
     add_jobs_option,
     add_level_option,
@@ -30,6 +32,7 @@ from scrubcheck.commands.options import (
     add_selection_options,
     add_shard_option,
     add_timeout_option,
+    apply_formats,
     usage_for,
 )
 from scrubcheck.corpus import load_corpus, select
@@ -63,9 +66,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_progress_option(parser)
     add_shard_option(parser)
     add_dask_options(parser)
+    add_claim_options(parser)
 
 
 def run(args: argparse.Namespace) -> int:
+    failed = apply_formats(args, NAME)
+    if failed is not None:
+        return failed
+    if args.claim is not None:
+        try:
+            check_class(args.claim)
+        except UnknownClass as exc:
+            return _usage(exc.args[0])
     if args.jobs is not None and args.jobs < 1:
         return _usage("--jobs must be at least 1")
     if args.timeout <= 0:
@@ -88,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed, timeout_s=args.timeout, level=args.level, jobs=args.jobs,
         random_count=args.random_chunkings, linear_check=not args.no_linear,
         corpus_paths=tuple(str(p) for p in args.corpus or ()),
-        memory_limit=args.memory_limit,
+        memory_limit=args.memory_limit, conformance_class=args.claim,
     )
     if args.shard is not None:
         print(f"shard {args.shard}: {len(args.shard.pick(scenarios))} of the "

@@ -22,9 +22,10 @@ from scrubcheck.corpus import (
 )
 from scrubcheck.corpus.family_base import Family
 from scrubcheck.corpus.fields import mapping, text, texts
-from scrubcheck.corpus.schema import Problem, problems_of
+from scrubcheck.corpus.schema import WORDING
 from scrubcheck.corpus.semantics import check_rules
 from scrubcheck.model import Scenario
+from scrubcheck.schema_words import Problem, problems_of
 
 FAMILIES: dict[str, Family] = {
     f.name: f
@@ -54,7 +55,7 @@ def expand(entry: Mapping[str, object], area: str, file: str,
     params = mapping(entry, "params") or {}
     validator = Draft202012Validator(dict(family.params_schema))
     problems = check_rules(texts(entry, "rules"))
-    problems += problems_of(validator, params, prefix=("params",))
+    problems += problems_of(validator, params, prefix=("params",), wording=WORDING)
     if problems:
         return [], problems
     prefix = str(entry["id"])

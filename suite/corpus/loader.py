@@ -22,14 +22,22 @@ from pathlib import Path
 
 from scrubcheck.corpus import families
 from scrubcheck.corpus.scenario_builder import scenario_from
-from scrubcheck.corpus.schema import Problem, describe_type, validate_item
+from scrubcheck.corpus.schema import validate_item
 from scrubcheck.corpus.semantics import check_scenario
-from scrubcheck.corpus.yamlsource import LineDict, LineList, YamlSyntaxError, line_of, parse_yaml
 from scrubcheck.model import Scenario
+from scrubcheck.schema_words import Problem, describe_type
+from scrubcheck.yamlsource import (
+    DEFAULT_MAX_BYTES,
+    MAX_BYTES_ENV,
+    LineDict,
+    LineList,
+    YamlSyntaxError,
+    line_of,
+    parse_yaml,
+    read_text_within,
+)
 
 CORPUS_SUFFIXES = (".yaml", ".yml")
-MAX_BYTES_ENV = "SCRUBCHECK_CORPUS_MAX_BYTES"
-DEFAULT_MAX_BYTES = 1 << 20
 
 
 class CorpusUnavailable(FileNotFoundError):
@@ -172,30 +180,10 @@ def load_corpus(paths: list[Path] | None = None) -> Corpus:
     return corpus
 
 
-def _read_text(file: Path, limit: int) -> str:
-    """The file's text, refused (ValueError, in words) when it is not a regular file, is
-    over `limit` bytes (checked before reading, and again while reading in case it grows)
-    or is not UTF-8."""
-    if not file.is_file():
-        raise ValueError("not a regular file")
-    size = file.stat().st_size
-    if size <= limit:
-        with file.open("rb") as handle:
-            data = handle.read(limit + 1)
-        size = max(size, len(data))
-    if size > limit:
-        raise ValueError(f"file is {size:,} bytes, over the limit of {limit:,} bytes per "
-                         f"corpus file (split it, or raise the limit with {MAX_BYTES_ENV})")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"not UTF-8 text: {exc.reason}") from exc
-
-
 def _load_file(file: Path, name: str, limit: int,
                errors: list[CorpusError]) -> list[Scenario]:
     try:
-        text = _read_text(file, limit)
+        text = read_text_within(file, limit)
     except ValueError as exc:
         errors.append(CorpusError(name, 1, None, str(exc)))
         return []

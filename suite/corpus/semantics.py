@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from scrubcheck.corpus.overlap import overlaps
-from scrubcheck.corpus.schema import Problem
 from scrubcheck.model import Scenario
+from scrubcheck.schema_words import Problem
 from scrubcheck.spec import RULES, SPEC_VERSION
 from scrubcheck.vocabulary import FEATURES, DelimiterError
 

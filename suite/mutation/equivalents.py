@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from scrubcheck.corpus.yamlsource import LineDict, YamlSyntaxError, parse_yaml
 from scrubcheck.mutation.mutants import mutant_id
+from scrubcheck.yamlsource import LineDict, YamlSyntaxError, parse_yaml
 
 REQUIRED = ("id", "file", "scope", "operator", "original", "mutated", "reason")
 OPTIONAL = ("line", "ordinal")

@@ -14,12 +14,13 @@ import shlex
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 from scrubcheck import __version__
 from scrubcheck.adapters import Adapter, load_adapter
 from scrubcheck.checks import measure_linearity
+from scrubcheck.claims import Placement, claimed_class, place
 from scrubcheck.model import Scenario
 from scrubcheck.option_names import COMMAND_LINE, OptionNames
 from scrubcheck.results import Outcome, RunResult, ScenarioResult
@@ -127,8 +128,12 @@ def run_corpus(
                             memory_limit=settings.memory_limit, options=options)
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     clock = time.monotonic()
-    shown = RunProgress(len(scenarios), settings.timeout_s) if progress else None
-    collected = _Collector(scenarios, adapter_spec, settings, shown)
+    judged_class = claimed_class(adapter.claims, settings.conformance_class)
+    settings = replace(settings, conformance_class=judged_class)
+    placements = [place(s, judged_class) for s in scenarios]
+    judged = [p.scenario for p in placements if p.scenario is not None]
+    shown = RunProgress(len(judged), settings.timeout_s) if progress else None
+    collected = _Collector(judged, adapter_spec, settings, shown)
     try:
         _run_pool(collected, _HandlerFactory(adapter_spec, settings, only, options), options)
     except KeyboardInterrupt:  # Ctrl-C: the pool has killed its workers; keep what finished
@@ -147,11 +152,34 @@ def run_corpus(
         started_at=started_at,
         duration_s=round(time.monotonic() - clock, 3),
         settings=settings.to_dict(),
-        results=collected.scenario_results(),
+        results=_in_corpus_order(scenarios, placements, collected.scenario_results(),
+                                 judged_class),
         corpus_errors=list(corpus_errors or []),
         scrubber_checks=collected.checks,
         interrupted=collected.interrupted,
     )
+
+
+def _in_corpus_order(scenarios: list[Scenario], placements: list[Placement],
+                     judged: list[ScenarioResult], conformance_class: str) -> list[ScenarioResult]:
+    """The judged results with a BEYOND CLAIM row for every scenario outside the class
+    (SPEC section 12: shown and counted, never a pass), in corpus order."""
+    results = iter(judged)
+    rows = []
+    for scenario, placement in zip(scenarios, placements, strict=True):
+        if placement.scenario is None:
+            rows.append(blank_result(scenario, Outcome.BEYOND_CLAIM,
+                                     f"beyond the claim {conformance_class}: {placement.beyond}"))
+            continue
+        row = next(results, None)
+        if row is None:  # an interrupted run keeps only what it judged
+            break
+        if placement.reread:
+            row.notes.append(f"expected output read by the SPEC model in class "
+                             f"{conformance_class}, whose vocabulary differs here from the "
+                             "generic one; reasoning strings still hidden there are kept")
+        rows.append(row)
+    return rows
 
 
 @dataclass

@@ -39,6 +39,9 @@ class RunSettings:
     # "K/N": this run is one shard of a larger one (scrubcheck.corpus.shard), merged later by
     # `scrubcheck merge`; the once-per-run checks then run in shard 1 only. None: not sharded.
     shard: str | None = None
+    # SPEC section 12: the conformance class judged; scenarios beyond it are BEYOND CLAIM.
+    # None: the class the implementation claims (run_corpus resolves it once loaded).
+    conformance_class: str | None = None
 
     @property
     def workers(self) -> int:

@@ -4,12 +4,12 @@ Corpus errors are only useful when they name the exact line, so the parsed
 mappings and lists carry their source lines alongside the data (instead of in
 extra keys that would trip the schema's `additionalProperties: false`).
 
-Corpus files are contributed by others and linted in CI, so reading one must
-cost about what its size says. YAML anchors and aliases break that: PyYAML
+Corpus and format files are contributed by others and linted in CI, so reading
+one must cost about what its size says. YAML anchors and aliases break that: PyYAML
 shares an aliased node, but everything that walks the data afterwards (the
 schema validation first) walks it once per reference, so a 1 KB "billion
-laughs" file costs gigabytes. The corpus format never needs them (a scenario
-is a few flat strings and lists), so the composer refuses the first anchor or
+laughs" file costs gigabytes. Neither format ever needs them (a scenario or a
+delimiter is a few flat strings and lists), so the composer refuses the first anchor or
 alias it meets, before anything is built, and refuses nesting deeper than any
 scenario needs, before the recursive composer and constructor run out of stack.
 """
@@ -17,6 +17,7 @@ scenario needs, before the recursive composer and constructor run out of stack.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 import yaml
 
@@ -45,6 +46,10 @@ class LineList(list):
         self.item_lines = []
 
 
+#: the size limit per corpus or format file, and the variable that raises it
+MAX_BYTES_ENV = "SCRUBCHECK_CORPUS_MAX_BYTES"
+DEFAULT_MAX_BYTES = 1 << 20
+
 # A scenario is at most list > item > context > features > string; generous above that.
 MAX_DEPTH = 32
 
@@ -64,17 +69,19 @@ class _LineLoader(yaml.SafeLoader):
     refuses anchors, aliases and deep nesting as it meets them (see the module docstring)."""
 
     _depth = 0
+    #: what the refusals call the file being read ("corpus files", "format files")
+    kind = "corpus files"
 
     def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
         event = self.peek_event()
         line = event.start_mark.line + 1
         if isinstance(event, yaml.AliasEvent):
-            raise YamlSyntaxError(_refusal(f"alias *{event.anchor}"), line)
+            raise YamlSyntaxError(_refusal(f"alias *{event.anchor}", self.kind), line)
         if getattr(event, "anchor", None) is not None:
-            raise YamlSyntaxError(_refusal(f"anchor &{event.anchor}"), line)
+            raise YamlSyntaxError(_refusal(f"anchor &{event.anchor}", self.kind), line)
         if self._depth >= MAX_DEPTH:
             raise YamlSyntaxError(f"YAML nested more than {MAX_DEPTH} levels deep; "
-                                  "a scenario needs at most 5", line)
+                                  "a scenario or a format needs at most 5", line)
         self._depth += 1
         try:
             return super().compose_node(parent, index)
@@ -82,8 +89,8 @@ class _LineLoader(yaml.SafeLoader):
             self._depth -= 1
 
 
-def _refusal(what: str) -> str:
-    return (f"YAML {what} refused: corpus files may not use anchors or aliases "
+def _refusal(what: str, kind: str) -> str:
+    return (f"YAML {what} refused: {kind} may not use anchors or aliases "
             "(a few lines of them can expand into gigabytes); write the value out in full")
 
 
@@ -117,10 +124,13 @@ _LineLoader.add_constructor("tag:yaml.org,2002:map", _construct_map)
 _LineLoader.add_constructor("tag:yaml.org,2002:seq", _construct_seq)
 
 
-def parse_yaml(text: str) -> object:
-    """Parse one YAML document with line tracking; raise YamlSyntaxError on bad input."""
+def parse_yaml(text: str, *, kind: str = "corpus files") -> object:
+    """Parse one YAML document with line tracking; raise YamlSyntaxError on bad input.
+    `kind` names the files in the refusals ("corpus files", "format files")."""
+    loader = _LineLoader(text)
+    loader.kind = kind
     try:
-        return yaml.load(text, Loader=_LineLoader)  # noqa: S506 - a SafeLoader subclass
+        return loader.get_single_data()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else 0
@@ -133,6 +143,8 @@ def parse_yaml(text: str) -> object:
         raise YamlSyntaxError(f"YAML syntax error: {problem}{context}", line) from exc
     except yaml.YAMLError as exc:
         raise YamlSyntaxError(f"YAML error: {exc}", 0) from exc
+    finally:
+        loader.dispose()
 
 
 def line_of(root: object, path: Sequence[object], default: int) -> int:
@@ -150,3 +162,23 @@ def line_of(root: object, path: Sequence[object], default: int) -> int:
         else:
             break
     return line
+
+
+def read_text_within(file: Path, limit: int, what: str = "corpus file") -> str:
+    """The file's text, refused (ValueError, in words) when it is not a regular file, is
+    over `limit` bytes (checked before reading, and again while reading in case it grows)
+    or is not UTF-8."""
+    if not file.is_file():
+        raise ValueError("not a regular file")
+    size = file.stat().st_size
+    if size <= limit:
+        with file.open("rb") as handle:
+            data = handle.read(limit + 1)
+        size = max(size, len(data))
+    if size > limit:
+        raise ValueError(f"file is {size:,} bytes, over the limit of {limit:,} bytes per "
+                         f"{what} (split it, or raise the limit with {MAX_BYTES_ENV})")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"not UTF-8 text: {exc.reason}") from exc
