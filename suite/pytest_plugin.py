@@ -81,6 +81,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(OPTIONS.memory_limit, metavar="SIZE", default=None,
                     help="memory each worker process may allocate, e.g. 512M or 2G; "
                          "a scenario that hits it fails as ERROR (default: no limit)")
+    group.addoption("--scrubcheck-claim", metavar="CLASS", default=None,
+                    help="the conformance class to judge (SPEC section 12): generic or a "
+                         "format's name; default: what the scrubber claims, else generic. "
+                         "Scenarios beyond it are skipped as BEYOND CLAIM (counted, shown)")
+    group.addoption("--scrubcheck-formats", metavar="FILE", action="append", default=[],
+                    help="a format file (or folder) that is not shipped (repeatable)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -93,6 +99,28 @@ def pytest_configure(config: pytest.Config) -> None:
     if not config.getoption("scrubcheck_timeout") > 0:
         raise pytest.UsageError(f"{OPTIONS.timeout} must be positive")
     _memory_limit(config)
+    _claim(config)
+
+
+def _claim(config: pytest.Config) -> str | None:
+    """Register --scrubcheck-formats, then check --scrubcheck-claim names a class."""
+    from scrubcheck.claims import UnknownClass, check_class
+    from scrubcheck.formats import FormatsUnavailable
+    from scrubcheck.vocabulary import register_formats
+
+    formats = [Path(p) for p in config.getoption("scrubcheck_formats") or []]
+    try:
+        if formats:
+            register_formats(formats)
+    except FormatsUnavailable as exc:
+        raise pytest.UsageError(f"--scrubcheck-formats:\n{exc}") from None
+    claim = config.getoption("scrubcheck_claim")
+    if claim is None:
+        return None
+    try:
+        return check_class(claim)
+    except UnknownClass as exc:
+        raise pytest.UsageError(f"--scrubcheck-claim: {exc.args[0]}") from None
 
 
 def _memory_limit(config: pytest.Config) -> int | None:
@@ -215,7 +243,8 @@ class Corpus(pytest.Collector):
         options: dict[str, Any] = {"level": level, "corpus_paths": tuple(corpus_paths),
                                    "timeout_s": config.getoption("scrubcheck_timeout"),
                                    "jobs": config.getoption("scrubcheck_jobs"),
-                                   "memory_limit": _memory_limit(config)}
+                                   "memory_limit": _memory_limit(config),
+                                   "conformance_class": config.getoption("scrubcheck_claim")}
         seed = config.getoption("scrubcheck_seed")
         if seed is not None:
             options["seed"] = seed
@@ -289,7 +318,7 @@ class _ResultItem(pytest.Item):
         state = self.config.stash[_STATE]
         result = self.result()
         self.user_properties.append(("scrubcheck_outcome", result.outcome.value))
-        if result.outcome in (Outcome.UNSUPPORTED, Outcome.SKIPPED):
+        if result.outcome in (Outcome.UNSUPPORTED, Outcome.SKIPPED, Outcome.BEYOND_CLAIM):
             pytest.skip(f"{result.outcome.value}: {result.reason or 'no reason given'}")
         if result.fails_at(state.level):
             raise ScenarioFailed(scenario_text(result))

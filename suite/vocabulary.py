@@ -40,6 +40,9 @@ class Feature:
     ends: tuple[str, ...] = ()
     header: bool = False
     sample: str = ""
+    #: the answer wrappers among `markers`, as (open, close): generators write the answer
+    #: inside them, where a lone marker stands between reasoning and answer
+    wrappers: tuple[tuple[str, str], ...] = ()
 
 
 def feature_of(fmt: Format) -> Feature:
@@ -48,6 +51,7 @@ def feature_of(fmt: Format) -> Feature:
     answer wrappers (both removed where they stand, the content kept) as markers."""
     pairs: list[tuple[str, tuple[str, ...]]] = []
     markers: list[str] = []
+    wrappers: list[tuple[str, str]] = []
     grammar = fmt.grammar
     if grammar is not None:
         pairs += [(grammar.start, (grammar.message,)), (grammar.channel, (grammar.message,))]
@@ -59,9 +63,11 @@ def feature_of(fmt: Format) -> Feature:
             markers.append(d.text)
         elif d.kind == "answer-wrapper":
             markers += [d.open, *d.closes]
+            wrappers.append((d.open, d.closes[0]))
     return Feature(fmt.name, tuple(pairs), tuple(markers), fmt.title,
                    fmt.sources[0].url if fmt.sources else "",
-                   grammar.ends if grammar is not None else (), grammar is not None, fmt.sample)
+                   grammar.ends if grammar is not None else (), grammar is not None, fmt.sample,
+                   tuple(wrappers))
 
 
 def _base_format() -> Format:
@@ -98,10 +104,31 @@ def conformance_classes() -> tuple[str, ...]:
     return (GENERIC, *registered_formats())
 
 
+def format_problems(fmt: Format) -> list[str]:
+    """Why `fmt` cannot join the registry: its own class vocabulary, or (a feature) the
+    generic vocabulary with every feature enabled, cannot be built (a delimiter that is a
+    prefix of another, one text of two kinds: SPEC R-VOCAB-3). Empty when it can."""
+    problems = []
+    tags = default_tags() if fmt.generic == "base" else feature_tags(feature_of(fmt))
+    try:
+        _checked(tags)
+    except DelimiterError as exc:
+        problems.append(f"in its own class: {exc}")
+    if fmt.generic == "feature":
+        every = [*default_tags(), *(t for name, f in FEATURES.items() if name != fmt.name
+                                    for t in feature_tags(f)), *tags]
+        try:
+            _checked(every)
+        except DelimiterError as exc:
+            problems.append(f"with the default family and every other feature: {exc}")
+    return problems
+
+
 def register_formats(paths: Iterable[Path]) -> list[Format]:
     """Add a user's format files (--formats): a `feature` format joins the generic
-    class's features, every one becomes a conformance class. Raises FormatsUnavailable."""
-    added = register_format_files(paths)
+    class's features, every one becomes a conformance class. Raises FormatsUnavailable,
+    also when a format's delimiters clash with the registry's (format_problems)."""
+    added = register_format_files(paths, check=format_problems)
     for fmt in added:
         if fmt.generic == "feature":
             FEATURES[fmt.name] = feature_of(fmt)
@@ -223,7 +250,7 @@ class Vocabulary:
 
     @property
     def max_len(self) -> int:
-        return max(len(t) for t in self.by_folded)
+        return max((len(t) for t in self.by_folded), default=0)
 
     @property
     def start_chars(self) -> frozenset[str]:
@@ -315,8 +342,14 @@ def _build(features: tuple[str, ...], delimiters: tuple[CustomDelimiter, ...],
         for tag in delimiter.tags(index):
             _check_custom_text(tag.text)
             custom.append(tag)
+    return Vocabulary(frozenset(features), _checked([*tags, *custom]), delimiters,
+                      conformance_class)
+
+
+def _checked(tags: list[Tag]) -> dict[str, Tag]:
+    """The tags by folded text, one tag per text (SPEC R-CUSTOM-2), prefix-free."""
     by_folded: dict[str, Tag] = {}
-    for tag in [*tags, *custom]:
+    for tag in tags:
         key = fold(tag.text)
         known = by_folded.get(key)
         if known is None:
@@ -327,7 +360,7 @@ def _build(features: tuple[str, ...], delimiters: tuple[CustomDelimiter, ...],
         else:  # one tag shared by several pairs (SPEC R-CUSTOM-2)
             by_folded[key] = Tag(known.text, known.kind, known.names | tag.names, known.header)
     _check_prefix_free(by_folded)
-    return Vocabulary(frozenset(features), by_folded, delimiters, conformance_class)
+    return by_folded
 
 
 def _check_custom_text(text: str) -> None:

@@ -69,11 +69,13 @@ def _table(tags: list[Tag]) -> MatchTable:
     special_chars = (*sorted(starts), "`", "\n")
     special = re.compile("[" + re.escape("".join(special_chars)) + "]")
     whole = None
-    if not any("`" in k or "\n" in k for k in by_folded):
+    if by_folded and not any("`" in k or "\n" in k for k in by_folded):
         # re.ASCII | re.IGNORECASE folds A-Z and nothing else, as `fold` does
         ordered = sorted(by_folded, key=lambda k: (len(k), k))
         whole = re.compile("|".join(map(re.escape, ordered)), re.ASCII | re.IGNORECASE)
-    return MatchTable(by_folded, prefixes, starts, special, max(map(len, by_folded)),
+    # a class without closes (a format of markers only) still has a pre-filled block's
+    # table: one that never matches, so that block runs to the end (R-ORPHAN-2)
+    return MatchTable(by_folded, prefixes, starts, special, max(map(len, by_folded), default=0),
                       special_chars, whole)
 
 

@@ -168,14 +168,23 @@ def delimiter_stream(d: Delimiter, topic: Topic, layout: str) -> Stream:
     """A realistic stream in which delimiter `d` occurs (at least once, as a removed tag)."""
     if d.feature == "harmony" or (d.kind == "marker" and d.feature in FEATURE_STREAMS):
         return FEATURE_STREAMS[d.feature](topic)
-    if d.kind == "marker" and d.custom:
-        s = Stream().block("<think>", f"\n{topic.reasoning}\n", "</think>").answer("\n\n")
-        return s.tag(d.text).answer(f"{topic.lead} {topic.tail}")
     if d.kind == "marker":
-        markers = FEATURES[d.feature].markers if d.feature else ()
-        i = markers.index(d.text) // 2 * 2
-        return wrapper_stream(markers[i], markers[i + 1], topic)
+        return marker_stream(d, topic)
     return pair_stream(d.open_tag, d.close_tag, topic, layout)
+
+
+def marker_stream(d: Delimiter, topic: Topic) -> Stream:
+    """A marker between a reasoning block and the answer; an answer wrapper (SPEC
+    R-VOCAB-3) around the answer. The block is the format's first pair, else `<think>`."""
+    feature = FEATURES[d.feature] if d.feature else None
+    for open_marker, close_marker in feature.wrappers if feature is not None else ():
+        if d.text in (open_marker, close_marker):
+            return wrapper_stream(open_marker, close_marker, topic)
+    open_tag, close_tag = ("<think>", "</think>")
+    if feature is not None and feature.pairs:
+        open_tag, close_tag = feature.pairs[0][0], feature.pairs[0][1][0]
+    s = Stream().block(open_tag, f"\n{topic.reasoning}\n", close_tag).answer("\n\n")
+    return s.tag(d.text).answer(f"{topic.lead} {topic.tail}")
 
 
 def random_cuts(text: str, rng: random.Random, pieces: int) -> tuple[str, ...]:

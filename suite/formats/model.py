@@ -45,21 +45,22 @@ class Template:
 class ChannelGrammar:
     """A message grammar (SPEC section 2a): headers that decide what follows them.
 
-    A header runs from `start` or `channel` to `message`; the message after it is
-    answer text only for `role`, a channel in `visible_channels` and no word starting
-    with `recipient_prefix`; it ends at one of `ends`. `constrain` is a separator
-    inside headers and a marker outside them. A header longer than `max_header`
-    hides its message."""
+    A header runs from `start` or `channel` to `message`; what it says (role, channel,
+    recipient: section 2a) decides whether the message after it is answer text; the
+    message ends at one of `ends`. `constrain` is a separator inside headers and a
+    marker outside them. The kind reads headers as harmony writes them, so its token
+    texts are harmony's (HARMONY_TOKENS; the reading refuses others)."""
 
     start: str
     channel: str
     message: str
     constrain: str
     ends: tuple[str, ...]
-    visible_channels: tuple[str, ...]
-    role: str
-    recipient_prefix: str
-    max_header: int
+
+
+#: the token texts the channel-grammar kind reads headers with (SPEC section 2a)
+HARMONY_TOKENS = ChannelGrammar("<|start|>", "<|channel|>", "<|message|>", "<|constrain|>",
+                                ("<|end|>", "<|call|>", "<|return|>"))
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -18,6 +18,7 @@ from pathlib import Path
 from jsonschema import Draft202012Validator
 
 from scrubcheck.formats.model import (
+    HARMONY_TOKENS,
     PAIR_KINDS,
     ChannelGrammar,
     Delimiter,
@@ -114,6 +115,14 @@ def _semantic_problems(data: LineDict, path: Path) -> list[Problem]:
     if len(grammars) > 1:
         problems.append(Problem(("delimiters", grammars[1]),
                                 "a format has at most one channel grammar"))
+    for i in grammars:
+        entry = data["delimiters"][i]
+        given = (entry["start"], entry["channel"], entry["message"], entry["constrain"],
+                 tuple(entry["ends"]))
+        if given != astuple(HARMONY_TOKENS):
+            problems.append(Problem(("delimiters", i), "a channel grammar reads headers with "
+                                    "harmony's tokens (SPEC section 2a): "
+                                    f"{astuple(HARMONY_TOKENS)}, not {given}"))
     seen: dict[str, int] = {}
     for i, entry in enumerate(data["delimiters"]):
         for text in _entry_texts(entry):
@@ -177,9 +186,7 @@ def _delimiter(entry: LineDict, line: int) -> Delimiter:
     if kind == "channel-grammar":
         grammar = ChannelGrammar(
             start=entry["start"], channel=entry["channel"], message=entry["message"],
-            constrain=entry["constrain"], ends=tuple(entry["ends"]),
-            visible_channels=tuple(entry["visible_channels"]), role=entry["role"],
-            recipient_prefix=entry["recipient_prefix"], max_header=entry["max_header"])
+            constrain=entry["constrain"], ends=tuple(entry["ends"]))
         return Delimiter(kind, grammar=grammar, line=line)
     if kind == "marker":
         return Delimiter(kind, text=entry["text"], line=line)

@@ -8,7 +8,7 @@ file with a problem raises too, naming every file:line, before anything is judge
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from importlib import resources
 from pathlib import Path
 
@@ -83,13 +83,17 @@ def registered_formats() -> dict[str, Format]:
     return _registered
 
 
-def register_format_files(paths: Iterable[Path]) -> list[Format]:
+def register_format_files(paths: Iterable[Path],
+                          check: Callable[[Format], list[str]] | None = None) -> list[Format]:
     """Add a user's format files (--formats) to the formats in force, and return them.
 
     Raises FormatsUnavailable naming every problem; a user's format may not redefine a
-    shipped one, nor be the base family."""
+    shipped one, nor be the base family; `check` gives a format's further problems
+    (the vocabulary's: scrubcheck.vocabulary.format_problems)."""
     known = registered_formats()
     added, errors = read_formats(list(paths))
+    for fmt in added if check is not None else ():
+        errors += [FormatError(fmt.file, fmt.line, problem) for problem in check(fmt)]
     for fmt in added:
         if fmt.name in known and known[fmt.name].file != fmt.file:
             first = known[fmt.name]

@@ -32,10 +32,12 @@ class Matcher:
     def build(cls, tags: tuple[Tag, ...]) -> Matcher:
         by_folded = {fold(t.text): t for t in tags}
         prefixes = frozenset(k[:i] for k in by_folded for i in range(1, len(k)))
+        # no delimiters (a pre-filled block of a class with no closes): a pattern that
+        # never matches, so that block runs to the end of the stream (R-ORPHAN-2)
         alternation = "|".join(re.escape(k) for k in sorted(by_folded, key=len, reverse=True))
         firsts = frozenset(c for k in by_folded for c in (k[0], k[0].upper()))
-        return cls(by_folded, prefixes, re.compile(alternation, re.IGNORECASE | re.ASCII),
-                   max(map(len, by_folded)), firsts)
+        return cls(by_folded, prefixes, re.compile(alternation or "(?!)", re.IGNORECASE | re.ASCII),
+                   max(map(len, by_folded), default=0), firsts)
 
     def find(self, text: str, start: int, end: int) -> re.Match[str] | None:
         """The leftmost whole delimiter in text[start:end]."""
