@@ -111,6 +111,19 @@ def test_every_run_with_reports_writes_the_badge(tmp_path, capsys):
     jsonschema.validate(badge, ENDPOINT_SCHEMA)
     report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
     assert badge["label"] == f"scrubcheck SPEC {report['spec_version']}"
-    assert badge["message"] == f"{report['counts']['PASS']}/{len(report['results'])} pass, " \
-                               "0 leak"
+    assert badge["message"] == f"{report['settings']['conformance_class']}: " \
+                               f"{report['counts']['PASS']}/{len(report['results'])} pass, 0 leak"
     assert f"report: {tmp_path / 'badge.json'}" in capsys.readouterr().out
+
+
+def test_a_class_run_badge_names_the_class_and_counts_within_it():
+    """SPEC section 12: BEYOND CLAIM is outside the count, never a pass; the message names
+    the class the counts are in."""
+    run = _run(PASS, _result("b", Outcome.BEYOND_CLAIM), _result("c", Outcome.BEYOND_CLAIM))
+    run.settings["conformance_class"] = "think"
+    badge = badge_dict(run)
+    jsonschema.validate(badge, ENDPOINT_SCHEMA)
+    assert (badge["message"], badge["color"]) == ("think: 1/1 pass, 0 leak", "brightgreen")
+    leaking = _run(_result("l", Outcome.FAIL, ("leak", "MUST")), _result("b", Outcome.BEYOND_CLAIM))
+    leaking.settings["conformance_class"] = "think"
+    assert badge_dict(leaking)["message"] == "think: 0/1 pass, 1 leak"

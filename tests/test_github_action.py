@@ -288,7 +288,8 @@ def baseline(tmp_path_factory) -> Path:
     reports = workspace / "scrubcheck-report"
     assert {"report.md", "report.json", "junit.xml", "report.html", "badge.json"} <= {
         p.name for p in reports.iterdir()}
-    assert json.loads((reports / "badge.json").read_text())["message"] == "2/2 pass, 0 leak"
+    assert json.loads((reports / "badge.json").read_text())["message"] == \
+        "generic: 2/2 pass, 0 leak"
     assert "## scrubcheck: `reference`" in run.summary and "**PASS** at level MUST" in \
         run.summary
     assert "the gate passes (fail-on: failures)" in run.log

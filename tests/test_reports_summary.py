@@ -24,7 +24,8 @@ def test_headline_counts_of_the_sample_run():
             head.unsupported, head.skipped) == (11, 2, 4, 2, 2, 2, 1)
     assert (head.exit_code, head.verdict, head.spec_version) == (1, "FAIL", "1.0.0")
     assert github_output_lines(head) == ("total=11\npass=2\nfail=4\nleak=2\nerror=2\n"
-                                         "unsupported=2\nskipped=1\nexit-code=1\n"
+                                         "unsupported=2\nskipped=1\nbeyond-claim=0\n"
+                                         "class=generic\nexit-code=1\n"
                                          "verdict=FAIL\n")
 
 

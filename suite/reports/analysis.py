@@ -43,10 +43,14 @@ def scenario_severity(result: ScenarioResult) -> int:
     return min((severity(f) for f in result.failures), default=3)
 
 
-def outcome_counts(results: list[ScenarioResult]) -> dict[str, int]:
-    """Every outcome, zero included, in the canonical order."""
+def outcome_counts(results: list[ScenarioResult], *, beyond: bool = True) -> dict[str, int]:
+    """Every outcome, zero included, in the canonical order; BEYOND CLAIM last, and only
+    when some result is outside the class judged (SPEC section 12) and `beyond` (the
+    area and rule tables, whose columns are fixed, list those scenarios apart)."""
     counts = Counter(r.outcome.value for r in results)
-    return {o.value: counts.get(o.value, 0) for o in OUTCOME_ORDER}
+    shown = {o.value: counts.get(o.value, 0) for o in OUTCOME_ORDER}
+    outside = counts.get(Outcome.BEYOND_CLAIM.value, 0)
+    return {**shown, Outcome.BEYOND_CLAIM.value: outside} if outside and beyond else shown
 
 
 @dataclass(frozen=True)
@@ -96,7 +100,7 @@ def area_rows(run: RunResult) -> list[CountRow]:
     by_area: dict[str, list[ScenarioResult]] = defaultdict(list)
     for result in run.results:
         by_area[result.area].append(result)
-    return [CountRow(area, outcome_counts(rs)) for area, rs in by_area.items()]
+    return [CountRow(area, outcome_counts(rs, beyond=False)) for area, rs in by_area.items()]
 
 
 @dataclass(frozen=True)
@@ -120,11 +124,12 @@ def rule_rows(run: RunResult) -> list[RuleRow]:
         for rule in dict.fromkeys(result.rules):
             by_rule[rule].append(result)
     rows = [
-        RuleRow(rule.id, rule.level, rule.title, outcome_counts(by_rule.get(rule.id, [])))
+        RuleRow(rule.id, rule.level, rule.title,
+                outcome_counts(by_rule.get(rule.id, []), beyond=False))
         for rule in RULES.values()
     ]
     rows += [
-        RuleRow(rule_id, "?", "(not in SPEC)", outcome_counts(results))
+        RuleRow(rule_id, "?", "(not in SPEC)", outcome_counts(results, beyond=False))
         for rule_id, results in by_rule.items()
         if rule_id not in RULES
     ]

@@ -6,8 +6,9 @@ format is shields.io's endpoint schema (https://shields.io/badges/endpoint-badge
 `schemaVersion` 1, `label`, a non-empty `message` and an optional `color`.
 
 The label names the SPEC version, because "all pass" means nothing without the
-rules it was judged by; the message gives passes over all scenarios (UNSUPPORTED
-is never a pass) and the leaks, the one number a user of the scrubber cares about.
+rules it was judged by; the message names the conformance class judged and gives
+passes over the scenarios within it (UNSUPPORTED is never a pass; BEYOND CLAIM is
+outside the count) and the leaks, the one number a user of the scrubber cares about.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ def badge_color(head: Headline) -> str:
 def badge_dict(run: RunResult) -> dict[str, Any]:
     head = headline(run)
     message = f"{head.passed}/{head.total} pass, {head.leaked} leak"
+    if head.conformance_class is not None:  # SPEC section 12: the class the counts are in
+        message = f"{head.conformance_class}: {message}"
     if head.verdict in ("INTERRUPTED", "CORPUS ERROR"):
         message += f" ({head.verdict.lower()})"
     return {"schemaVersion": 1, "label": f"scrubcheck SPEC {head.spec_version}",

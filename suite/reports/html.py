@@ -135,7 +135,9 @@ def reasons(run: RunResult) -> str:
     """What did not run, each outcome a collapsed block headed by its count: a scrubber
     with few features has hundreds of UNSUPPORTED ids, which must not bury the failures."""
     parts = []
-    for outcome in (Outcome.UNSUPPORTED, Outcome.SKIPPED):
+    beyond = [Outcome.BEYOND_CLAIM] if any(
+        r.outcome is Outcome.BEYOND_CLAIM for r in run.results) else []
+    for outcome in (Outcome.UNSUPPORTED, Outcome.SKIPPED, *beyond):
         groups = an.grouped_reasons(run, outcome)
         total = sum(len(ids) for _, ids in groups)
         if not total:

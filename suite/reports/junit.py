@@ -69,7 +69,7 @@ def _testcase(suite: ET.Element, result: ScenarioResult) -> None:
     elif result.outcome in (Outcome.ERROR, Outcome.TIMEOUT):
         _element(case, "error", scenario_text(result), message=shorten(reason, MESSAGE_LIMIT),
                  type=result.outcome.value)
-    elif result.outcome in (Outcome.UNSUPPORTED, Outcome.SKIPPED):
+    elif result.outcome in (Outcome.UNSUPPORTED, Outcome.SKIPPED, Outcome.BEYOND_CLAIM):
         _element(case, "skipped", message=f"{result.outcome.value}: {reason}")
     replays = [replay_command(r) for r in reproductions(result)]
     if replays:
@@ -82,7 +82,7 @@ def _suite(root: ET.Element, run: RunResult, name: str,
     suite = _element(
         root, "testsuite", name=name, tests=len(results), failures=counts["FAIL"],
         errors=counts["ERROR"] + counts["TIMEOUT"],
-        skipped=counts["UNSUPPORTED"] + counts["SKIPPED"],
+        skipped=counts["UNSUPPORTED"] + counts["SKIPPED"] + counts.get("BEYOND CLAIM", 0),
         time=f"{sum(r.duration_s for r in results):.3f}", timestamp=run.started_at,
     )
     _properties(suite, run)
@@ -100,7 +100,7 @@ def build_junit(run: RunResult) -> ET.Element:
         "tests": len(everything) + (1 if run.corpus_errors else 0),
         "failures": counts["FAIL"],
         "errors": counts["ERROR"] + counts["TIMEOUT"] + (1 if run.corpus_errors else 0),
-        "skipped": counts["UNSUPPORTED"] + counts["SKIPPED"],
+        "skipped": counts["UNSUPPORTED"] + counts["SKIPPED"] + counts.get("BEYOND CLAIM", 0),
         "time": f"{run.duration_s:.3f}",
     }
     root = ET.Element("testsuites", {k: xml_safe(str(v)) for k, v in attrs.items()})

@@ -85,6 +85,12 @@ def summary_line(run: RunResult) -> str:
 
 def summary(run: RunResult) -> list[str]:
     lines = ["## Summary", "", summary_line(run)]
+    judged = run.settings.get("conformance_class")
+    if judged is not None:
+        lines += ["", f"Judged in conformance class **{judged}** (SPEC section 12)"
+                  + ("." if judged == "generic" else ": the format's delimiters are the whole "
+                     "vocabulary; scenarios beyond the class are BEYOND CLAIM, counted apart "
+                     "and never a pass.")]
     if run.interrupted:
         not_run = sum(1 for r in run.results if r.outcome is Outcome.SKIPPED)
         lines += ["", f"**Interrupted** (Ctrl-C): {len(run.results) - not_run} of "
@@ -94,7 +100,9 @@ def summary(run: RunResult) -> list[str]:
         counts = an.outcome_counts(run.scrubber_checks)
         lines += ["", "Scrubber-wide checks (run once per scrubber): "
                   + " · ".join(f"{n} {name}" for name, n in counts.items() if n)]
-    for outcome in (Outcome.UNSUPPORTED, Outcome.SKIPPED):
+    beyond = [Outcome.BEYOND_CLAIM] if any(
+        r.outcome is Outcome.BEYOND_CLAIM for r in run.results) else []
+    for outcome in (Outcome.UNSUPPORTED, Outcome.SKIPPED, *beyond):
         groups = an.grouped_reasons(run, outcome)
         total = sum(len(ids) for _, ids in groups)
         lines += ["", f"**{outcome.value}** ({total})" + (":" if groups else ": none")]

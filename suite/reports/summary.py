@@ -37,7 +37,7 @@ MAX_DIFF_LINES = 60
 class Headline:
     """The numbers a reader wants first, computed once for summary, badge and CI outputs."""
 
-    total: int  # scenarios in the run, every outcome (UNSUPPORTED is never a pass)
+    total: int  # scenarios within the claim, every outcome (UNSUPPORTED is never a pass)
     passed: int
     failed: int  # FAIL outcomes, at any level
     leaked: int  # scenarios where reasoning reached the user (a leak check failed)
@@ -47,19 +47,25 @@ class Headline:
     exit_code: int  # what `scrubcheck run` exits with at the run's level
     verdict: str  # PASS, FAIL, CORPUS ERROR or INTERRUPTED
     spec_version: str
+    #: SPEC section 12: the class judged (None: a report from before classes existed)
+    conformance_class: str | None = None
+    beyond_claim: int = 0  # scenarios outside the class: counted apart, never in `total`
 
     def outputs(self) -> dict[str, str]:
         """The counts as GitHub Action outputs (`pass`, `fail`, `leak`, ...)."""
         return {"total": str(self.total), "pass": str(self.passed), "fail": str(self.failed),
                 "leak": str(self.leaked), "error": str(self.errors),
                 "unsupported": str(self.unsupported), "skipped": str(self.skipped),
+                "beyond-claim": str(self.beyond_claim),
+                "class": self.conformance_class or "generic",
                 "exit-code": str(self.exit_code), "verdict": self.verdict}
 
 
 def headline(run: RunResult) -> Headline:
     counts = run.counts()
+    beyond = counts.get(Outcome.BEYOND_CLAIM.value, 0)
     return Headline(
-        total=len(run.results),
+        total=len(run.results) - beyond,
         passed=counts.get(Outcome.PASS.value, 0),
         failed=counts.get(Outcome.FAIL.value, 0),
         leaked=sum(1 for r in run.results if any(an.is_leak(f) for f in r.failures)),
@@ -69,6 +75,8 @@ def headline(run: RunResult) -> Headline:
         exit_code=run.exit_code(an.run_level(run)),
         verdict=an.verdict(run),
         spec_version=run.spec_version,
+        conformance_class=run.settings.get("conformance_class"),
+        beyond_claim=beyond,
     )
 
 
