@@ -65,7 +65,8 @@ def _class_section(site: SiteData, impl: Impl, number: int, failure_class: dict,
 def render_impl(site: SiteData, impl: Impl, triage: list[TriageEntry], base_url: str) -> str:
     totals = impl.totals()
     counts = " · ".join(f"{totals[v]} {v.lower()}" for v in VERDICTS if totals.get(v))
-    facts = [("package", impl.package), ("version", impl.version), ("kind", impl.kind),
+    facts = [("package", impl.package), ("version", impl.version or "not recorded"),
+             ("kind", impl.kind),
              ("adapter", impl.spec), ("linear time (R-ROBUST-2)", impl.linear or "not run"),
              ("judged by", impl.provenance.judged_by),
              ("run", f"{impl.provenance.started_at}, {impl.provenance.mode} mode")]
@@ -78,7 +79,7 @@ def render_impl(site: SiteData, impl: Impl, triage: list[TriageEntry], base_url:
     if impl.restrictions:
         parts.append("<h2>Restrictions</h2><ul>"
                      + "".join(f"<li>{text(r)}</li>" for r in impl.restrictions) + "</ul>")
-    snippets = "".join(f"<p>{text(what)}:</p><pre>{text(code)}</pre>"
+    snippets = "".join(f'<p>{text(what)}:</p><pre class="snippet">{text(code)}</pre>'
                        for what, code in embed_snippets(impl, base_url))
     parts.append(f'<h2>Badge</h2><p>{badge_svg(impl)}</p><p>Files: '
                  f'<a href="{href(1, f"badges/{impl.name}.svg")}">SVG</a>, '

@@ -52,6 +52,8 @@ mark.delim{background:#ddf4ff;color:#0550ae;outline:1px solid #54aeff;border-rad
 .status{display:inline-block;padding:0 .5em;border-radius:1em;font-size:.85em;
   font-weight:600;border:1px solid #8c959f}
 td.cmd code{overflow-wrap:anywhere}
+h1 code{font-size:inherit}
+pre.snippet{white-space:pre-wrap;overflow-wrap:anywhere}
 """
 
 _WIDE = ' class="wide"'

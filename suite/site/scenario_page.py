@@ -10,6 +10,7 @@ shows the output.
 
 from __future__ import annotations
 
+from scrubcheck.reports.html import markdown
 from scrubcheck.reports.htmlpage import text
 from scrubcheck.site.model import SiteData
 from scrubcheck.site.page import href, impl_path, page
@@ -39,7 +40,7 @@ def render_scenario(site: SiteData, scenario_id: str) -> str:
                      "it, but its stream is not available here.</p>")
     else:
         if scenario.description:
-            parts.append(f"<p>{text(scenario.description)}</p>")
+            parts.append(markdown(scenario.description))
         parts.append(_context(site, scenario_id))
         parts.append(f"<h2>The stream ({len(scenario.deltas)} deltas, as recorded)</h2>"
                      '<p class="muted">Each box is one delta, numbered; delimiters are '
@@ -61,8 +62,10 @@ def render_scenario(site: SiteData, scenario_id: str) -> str:
             shown = (f"<p class=\"muted\">chunking <code>{text(evidence['chunking'])}</code>, "
                      f"{len(evidence['deltas'])} deltas:</p>"
                      + output_html(evidence.get("got"), evidence.get("leak")))
-        elif word in ("PASS", "UNSUPPORTED", "SKIPPED"):
-            shown = ""
+        elif word == "PASS":
+            shown = '<span class="muted">an output SPEC accepts, under every chunking</span>'
+        elif word in ("UNSUPPORTED", "SKIPPED"):
+            shown = '<span class="muted">not judged: see the implementation\'s restrictions</span>'
         else:
             shown = (f'<span class="muted">output not kept; <code>scrubcheck show '
                      f"{text(scenario_id)} --scrubber {text(impl.spec)}</code> shows it</span>")

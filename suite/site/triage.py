@@ -135,23 +135,22 @@ def _entry(raw: object, path: Path, start: int, source: str,
     where = f"{path}:{start}"
     if not isinstance(raw, dict):
         return [f"{where}: a [[triage]] entry must be a table"]
-    errors = []
+    errors: list[str] = []
 
     def at(key: str) -> str:
         return f"{path}:{_key_line(source, start, key)}"
 
-    for key in raw:
-        if key not in _REQUIRED and key not in _OPTIONAL:
-            errors.append(f"{at(key)}: unknown key {key!r} (known: "
-                          f"{', '.join([*_REQUIRED, *_OPTIONAL])})")
+    unknown = [f"{at(key)}: unknown key {key!r} (known: {', '.join([*_REQUIRED, *_OPTIONAL])})"
+               for key in raw if key not in _REQUIRED and key not in _OPTIONAL]
     for key in _REQUIRED:
         if key not in raw:
             errors.append(f"{where}: missing required key {key!r}")
     for key, kind in {**_REQUIRED, **_OPTIONAL}.items():
         if key in raw and not isinstance(raw[key], kind):
             errors.append(f"{at(key)}: {key!r} must be a {kind.__name__}")
-    if errors:
-        return errors
+    if errors:  # the values cannot be read: say so, and what else is wrong with the keys
+        return errors + unknown
+    errors.extend(unknown)
     if raw["status"] not in STATUSES:
         errors.append(f"{at('status')}: status {raw['status']!r} is not one of "
                       f"{', '.join(STATUSES)}")
