@@ -74,11 +74,12 @@ def grid_html(site: SiteData) -> str:
                         for g in site.groups)
         rows.append(f'<tr><th scope="row"><a href="{href(0, impl_path(impl.name))}">'
                     f"{text(impl.name)}</a></th>{cells}</tr>")
-    return (f'<div class="scroll"><table class="grid" id="grid"><caption class="muted">Each '
-            'cell: scenarios that <span class="k-pass">pass</span> / <span class="k-leak">leak'
-            '</span> reasoning / <span class="k-fail">fail</span> otherwise (a MUST or SHOULD '
-            'rule, or an error); a scenario counts once under each rule group it tests. '
-            'Unsupported scenarios are not counted; – : none judged.</caption><thead><tr>'
+    return ('<p class="muted">Each cell: scenarios that <span class="k-pass">pass</span> / '
+            '<span class="k-leak">leak</span> reasoning / <span class="k-fail">fail</span> '
+            'otherwise (a MUST or SHOULD rule, or an error); a scenario counts once under each '
+            'rule group it tests. Unsupported scenarios are not counted; – : none judged.</p>'
+            '<div class="scroll"><table class="grid" id="grid"><caption class="muted">pass / '
+            'leak / fail per implementation and SPEC rule group</caption><thead><tr>'
             '<th scope="col">implementation</th>'
             f'{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
 
