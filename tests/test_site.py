@@ -288,7 +288,8 @@ def test_history_appends_and_the_trend_names_fixed_classes(matrix: Path, tmp_pat
     assert [c["example"] for c in fixed.fixed] == [first["example"]] and not fixed.new
     assert changed.not_compared.startswith("corpus ") and not changed.fixed
     page = (tmp_path / "s" / "history.html").read_text(encoding="utf-8")
-    assert "Fixed (1)" in page and "Not compared: corpus" in page
+    assert "Fixed (1)" in page and "compared only with runs judged alike" in page
+    assert "corpus 0000000000000000" in page
 
 
 def test_history_entries_say_where_they_came_from(matrix: Path) -> None:

@@ -50,6 +50,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "exit 2 on any")
 
 
+def _shown(path: Path) -> str:
+    """A path as the pages name it: relative to the working folder when under it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
 def _implementations() -> list[str]:
     return [m.name for m in shipped_manifests()] + ["reference"]
 
@@ -86,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
             history_name = str(args.history)
         else:
             history, history_name = new, "the matrices given (no --history file)"
-        built = build_site(site, Path(args.out), entries, history, triage_file=str(triage_file),
+        built = build_site(site, Path(args.out), entries, history, triage_file=_shown(triage_file),
                            history_file=history_name, base_url=args.base_url)
     except (SiteError, HistoryError) as exc:
         return _usage(str(exc))

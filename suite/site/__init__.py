@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scrubcheck.site.badges import write_badges
+from scrubcheck.site.history import write_history
 from scrubcheck.site.history_page import render_history
 from scrubcheck.site.impl_page import render_impl
 from scrubcheck.site.index_page import render_index
@@ -80,6 +81,8 @@ def build_site(site: SiteData, out: Path, triage: list[TriageEntry], history: li
     known = set(site.ids)
     (out / "history.html").write_text(render_history(history, known, history_file),
                                       encoding="utf-8")
+    # the site carries its history, so a publisher's next build can fetch and extend it
+    write_history(out / "history.json", history)
     return Built(pages + 2, len(index.encode()), untriaged, triaged)
 
 

@@ -107,10 +107,13 @@ class Point:
     corpus_digest: str
     totals: dict
     classes: tuple[dict, ...]
+    mode: str = ""
 
     @property
-    def judged_by(self) -> tuple[str, str]:
-        return self.spec_version, self.corpus_digest
+    def judged_by(self) -> tuple[str, str, str]:
+        """What must be equal for two points to be compared: the SPEC they were judged by,
+        the corpus and the mode (quick mode runs fewer chunkings, so finds fewer failures)."""
+        return self.spec_version, self.corpus_digest, self.mode
 
     @property
     def leaks(self) -> int:
@@ -143,10 +146,21 @@ def trends(entries: list[dict]) -> dict[str, list[Point]]:
             points.setdefault(row.get("base") or name.partition("@")[0], []).append(Point(
                 name, str(row.get("version", "")), str(entry["run"]),
                 str(entry["spec_version"]), str(entry["corpus_digest"]),
-                dict(row.get("totals", {})), tuple(row.get("classes", []))))
+                dict(row.get("totals", {})), tuple(row.get("classes", [])),
+                str(entry.get("mode", ""))))
     for series in points.values():
         series.sort(key=lambda p: (_version_key(p.version), p.run))
     return points
+
+
+def judged_alike(series: list[Point]) -> list[list[Point]]:
+    """The series split into runs judged alike (same SPEC, corpus and mode), each in version
+    order, the group holding the newest run first: only within a group are versions
+    compared."""
+    groups: dict[tuple[str, str, str], list[Point]] = {}
+    for point in series:
+        groups.setdefault(point.judged_by, []).append(point)
+    return sorted(groups.values(), key=lambda g: max(p.run for p in g), reverse=True)
 
 
 def steps(series: list[Point]) -> list[Step]:
@@ -159,6 +173,8 @@ def steps(series: list[Point]) -> list[Step]:
             if before.corpus_digest != after.corpus_digest:
                 why.append(f"corpus {before.corpus_digest or '?'} → "
                            f"{after.corpus_digest or '?'}")
+            if before.mode != after.mode:
+                why.append(f"{before.mode or '?'} mode → {after.mode or '?'} mode")
             out.append(Step(before, after, (), (), "; ".join(why)))
             continue
         old = {class_key(c): c for c in before.classes}

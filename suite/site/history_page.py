@@ -9,7 +9,7 @@ they are not compared. The runs the history holds are listed with their source.
 from __future__ import annotations
 
 from scrubcheck.reports.htmlpage import text
-from scrubcheck.site.history import Point, Step, steps, trends
+from scrubcheck.site.history import Point, Step, judged_alike, steps, trends
 from scrubcheck.site.page import href, page, scenario_path
 
 
@@ -28,9 +28,14 @@ def _classes(title: str, classes: tuple[dict, ...], known: set[str]) -> str:
     return f"<p>{text(title)} ({len(classes)}):</p><ul>{''.join(items)}</ul>"
 
 
-def _step(step: Step, known: set[str]) -> str:
-    head = (f"<h3>{text(step.before.version or step.before.name)} → "
-            f"{text(step.after.version or step.after.name)}</h3>"
+def _judge(point: Point) -> str:
+    return (f"SPEC {point.spec_version or '?'}, corpus {point.corpus_digest or '?'}, "
+            f"{point.mode or '?'} mode")
+
+
+def _step(step: Step, known: set[str], level: int) -> str:
+    head = (f"<h{level}>{text(step.before.version or step.before.name)} → "
+            f"{text(step.after.version or step.after.name)}</h{level}>"
             f'<p class="muted">{text(step.before.name)} (run {text(step.before.run)}) → '
             f"{text(step.after.name)} (run {text(step.after.run)})</p>")
     if step.not_compared:
@@ -52,9 +57,20 @@ def _series(base: str, series: list[Point], known: set[str]) -> str:
              '<th scope="col">run</th><th scope="col">SPEC, corpus</th>'
              '<th scope="col">leaking scenarios</th><th scope="col">failure classes</th></tr>'
              f"</thead><tbody>{rows}</tbody></table>"]
-    if len(series) == 1:
-        parts.append("<p>One version so far: nothing to compare.</p>")
-    parts.extend(_step(s, known) for s in steps(series))
+    groups = judged_alike(series)
+    if len(groups) > 1:
+        parts.append('<p class="banner" role="note">These runs were judged by '
+                     f"{len(groups)} different SPEC versions, corpora or modes; versions are "
+                     "compared only with runs judged alike, never across them: "
+                     + "; ".join(_judge(g[0]) for g in groups) + ".</p>")
+    for group in groups:
+        versions = len({p.version for p in group})
+        if len(groups) > 1:
+            parts.append(f"<h3>Judged by {text(_judge(group[0]))}</h3>")
+        if versions < 2:
+            parts.append("<p>One version judged this way: nothing to compare.</p>")
+            continue
+        parts.extend(_step(s, known, 4 if len(groups) > 1 else 3) for s in steps(group))
     return "".join(parts) + "</section>"
 
 
@@ -65,8 +81,10 @@ def render_history(entries: list[dict], known: set[str], history_file: str) -> s
                    for e in entries)
     series = trends(entries)
     several = sum(1 for s in series.values() if len({p.version for p in s}) > 1)
-    body = (f"<h1>History across releases</h1><p>From <code>{text(history_file)}</code>: "
-            f"{len(entries)} runs; {several} of {len(series)} implementations have more than "
+    body = (f"<h1>History across releases</h1><p>From <code>{text(history_file)}</code> "
+            '(published beside this page as <a href="history.json">history.json</a>, which a '
+            f"later build appends to): {len(entries)} run{'s' if len(entries) != 1 else ''}; "
+            f"{several} of {len(series)} implementations have more than "
             "one version. Leaks count scenarios where reasoning reached the user, over all "
             f"judged scenarios.</p><ul>{runs}</ul>"
             + "".join(_series(base, s, known) for base, s in sorted(series.items())))

@@ -100,8 +100,8 @@ def provenance_html(site: SiteData) -> str:
     if site.not_run:
         rows = "".join(f"<li><b>{text(n)}</b> ({text(p)}): {text(why)}</li>"
                        for n, p, why in site.not_run)
-        parts.append(f"<details><summary>{len(site.not_run)} implementations did not run"
-                     f"</summary><ul>{rows}</ul></details>")
+        parts.append(f"<details><summary>{len(site.not_run)} rows not in the grid (did not "
+                     f"run, or shown once)</summary><ul>{rows}</ul></details>")
     return "".join(parts)
 
 

@@ -28,6 +28,9 @@ NOT_RUN = "-"
 BUCKETS = {"pass": (PASS,), "leak": (LEAK,), "fail": (FAIL, SHOULD, ERROR)}
 
 
+REFERENCE = "reference"
+
+
 class SiteError(ValueError):
     """Input the site cannot be built from; the message names the file."""
 
@@ -138,6 +141,11 @@ def load_site_data(paths: list[Path], scenarios: list[Scenario]) -> SiteData:
         inputs.append(provenance)
         for raw in data["rows"]:
             name = raw["name"]
+            if name == REFERENCE and name in seen:
+                # every matrix runs the reference: the first input's row stands for all
+                not_run.append((f"{name} ({path})", raw["package"],
+                                f"shown once, from {seen[name]}"))
+                continue
             if name in seen:
                 raise SiteError(f"{path}: row {name!r} is also in {seen[name]}; rows of "
                                 "several releases are named NAME@VERSION")
