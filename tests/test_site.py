@@ -18,7 +18,7 @@ from site_fixture import CASE_ROW, PASS_ROW, build, small_matrix
 from scrubcheck.cli import main
 from scrubcheck.corpus import load_corpus
 from scrubcheck.peers import shipped_manifests
-from scrubcheck.site.history import entries_of, merged, steps, trends
+from scrubcheck.site.history import entries_of, merged, read_history, steps, trends
 from scrubcheck.site.model import load_site_data
 from scrubcheck.site.triage import lint_triage, shipped_triage_file
 
@@ -298,3 +298,26 @@ def test_history_entries_say_where_they_came_from(matrix: Path) -> None:
     assert entry["spec_version"] and entry["corpus_digest"] and entry["run"]
     assert entry["date"] == entry["run"][:10]
     assert merged([entry], [entry]) == ([entry], 0)
+
+
+HISTORY = ROOT / "reports" / "history.json"
+RELEASES = ROOT / "reports" / "releases" / "matrix.json"
+APPEND = ("scrubcheck site --out build/site --history reports/history.json "
+          "reports/matrix.json reports/releases/matrix.json")
+
+
+def test_the_committed_history_holds_each_committed_matrix_run() -> None:
+    """reports/history.json is appended to, never rewritten: each committed matrix's run
+    must be in it as that matrix has it (row for row, class for class)."""
+    history = read_history(HISTORY)
+    scenarios = load_corpus().scenarios
+    for path in (COMMITTED, RELEASES):
+        if not path.exists():
+            continue
+        (entry,) = entries_of(load_site_data([path], scenarios))
+        kept = [e for e in history if e["run"] == entry["run"]
+                and e["spec_version"] == entry["spec_version"]
+                and e["corpus_digest"] == entry["corpus_digest"]]
+        assert kept, f"{path.relative_to(ROOT)} is not in reports/history.json: {APPEND}"
+        assert any(e["rows"] == entry["rows"] for e in kept), \
+            f"reports/history.json has another version of {path.relative_to(ROOT)}: {APPEND}"

@@ -20,9 +20,9 @@ from scrubcheck.model import Scenario
 from scrubcheck.spec import RULES
 
 #: one letter per verdict in the index's data (keeps the index small): the client-side
-#: filter reads them back (script.js VERDICT_NAMES)
-LETTERS = {PASS: "P", LEAK: "L", FAIL: "F", SHOULD: "S", ERROR: "E", UNSUPPORTED: "U",
-           SKIPPED: "K"}
+#: filter reads them back (filter.js BUCKET)
+LETTERS: dict[str, str] = {PASS: "P", LEAK: "L", FAIL: "F", SHOULD: "S", ERROR: "E",
+                           UNSUPPORTED: "U", SKIPPED: "K"}
 NOT_RUN = "-"
 #: the three counts of the grid: what each collects
 BUCKETS = {"pass": (PASS,), "leak": (LEAK,), "fail": (FAIL, SHOULD, ERROR)}
