@@ -321,3 +321,21 @@ def test_the_committed_history_holds_each_committed_matrix_run() -> None:
         assert kept, f"{path.relative_to(ROOT)} is not in reports/history.json: {APPEND}"
         assert any(e["rows"] == entry["rows"] for e in kept), \
             f"reports/history.json has another version of {path.relative_to(ROOT)}: {APPEND}"
+
+
+def test_an_output_with_a_lone_surrogate_is_kept_exactly(matrix: Path, tmp_path: Path) -> None:
+    """Scrubbers print what they print, lone surrogates included: matrix.json keeps the
+    example as report.json does (its JSON escape), and the page shows it escaped."""
+    from scrubcheck.matrix import write_matrix
+    from scrubcheck.matrix.stored import load_stored_matrix
+
+    stored = load_stored_matrix(matrix)
+    row = next(r for r in stored.rows if r.name == CASE_ROW)
+    assert row.stored is not None
+    example = next(iter(row.stored["examples"].values()))
+    example["got"] = "answer \udc80 tail"
+    write_matrix(stored, tmp_path)
+    data = json.loads((tmp_path / "matrix.json").read_text(encoding="utf-8"))
+    kept = next(r for r in data["rows"] if r["name"] == CASE_ROW)["examples"]
+    assert "answer \udc80 tail" in [e["got"] for e in kept.values()]
+    assert build(tmp_path / "matrix.json", tmp_path / "site") == 0

@@ -60,6 +60,8 @@ def _examples(row: Row, classes: list | None) -> dict | None:
 
 
 def write_matrix_json(matrix: Matrix, path: Path) -> Path:
+    # the class examples keep outputs as printed, lone surrogates included: written as
+    # \udXXX, which is that code unit's JSON escape, as report.json does (write_json)
     path.write_text(json.dumps(matrix_dict(matrix), indent=1, ensure_ascii=False) + "\n",
-                    encoding="utf-8")
+                    encoding="utf-8", errors="backslashreplace")
     return path

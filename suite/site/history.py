@@ -93,7 +93,8 @@ def merged(history: list[dict], new: list[dict]) -> tuple[list[dict], int]:
 def write_history(path: Path, entries: list[dict]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"history_format": HISTORY_FORMAT, "entries": entries},
-                               indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+                               indent=1, ensure_ascii=False) + "\n", encoding="utf-8",
+                    errors="backslashreplace")
 
 
 @dataclass(frozen=True)

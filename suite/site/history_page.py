@@ -85,7 +85,9 @@ def render_history(entries: list[dict], known: set[str], history_file: str) -> s
             '(published beside this page as <a href="history.json">history.json</a>, which a '
             f"later build appends to): {len(entries)} run{'s' if len(entries) != 1 else ''}; "
             f"{several} of {len(series)} implementations have more than "
-            "one version. Leaks count scenarios where reasoning reached the user, over all "
+            "one version. A failure class is its verdict, rules, area and family, so a class "
+            "whose scenarios still fail but break fewer rules shows as one fixed and one new. "
+            "Leaks count scenarios where reasoning reached the user, over all "
             f"judged scenarios.</p><ul>{runs}</ul>"
             + "".join(_series(base, s, known) for base, s in sorted(series.items())))
     return page("scrubcheck: history", body, 0)
