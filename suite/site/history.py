@@ -41,7 +41,7 @@ def class_key(failure_class: dict) -> str:
 def entries_of(site: SiteData) -> list[dict]:
     """One history entry per input matrix of the site."""
     entries: dict[str, dict] = {}
-    for impl in site.impls:
+    for impl in [*site.impls, *site.shown_once]:
         p = impl.provenance
         entry = entries.setdefault(p.path, {
             "run": p.started_at, "date": p.started_at[:10], "matrix": p.path,

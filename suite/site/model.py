@@ -92,6 +92,9 @@ class SiteData:
     scenarios: dict[str, Scenario]  # the corpus's, by id
     areas: list[str] = field(default_factory=list)
     groups: list[str] = field(default_factory=list)
+    #: rows not in the grid because another input's row of that name is (the reference);
+    #: the history still records them with their own run
+    shown_once: list[Impl] = field(default_factory=list)
 
     @property
     def missing(self) -> list[str]:
@@ -126,6 +129,7 @@ def load_site_data(paths: list[Path], scenarios: list[Scenario]) -> SiteData:
     not_run: list[tuple[str, str, str]] = []
     inputs: list[Provenance] = []
     seen: dict[str, str] = {}
+    shown_once: list[Impl] = []  # the later inputs' reference rows: kept for the history
     ids: dict[str, None] = {}
     for path in paths:
         try:
@@ -145,6 +149,7 @@ def load_site_data(paths: list[Path], scenarios: list[Scenario]) -> SiteData:
                 # every matrix runs the reference: the first input's row stands for all
                 not_run.append((f"{name} ({path})", raw["package"],
                                 f"shown once, from {seen[name]}"))
+                shown_once.append(_impl(raw, provenance))
                 continue
             if name in seen:
                 raise SiteError(f"{path}: row {name!r} is also in {seen[name]}; rows of "
@@ -156,7 +161,7 @@ def load_site_data(paths: list[Path], scenarios: list[Scenario]) -> SiteData:
             impls.append(_impl(raw, provenance))
             ids.update(dict.fromkeys(raw["verdicts"]))
     by_id = {s.id: s for s in scenarios}
-    site = SiteData(impls, not_run, inputs, list(ids), by_id)
+    site = SiteData(impls, not_run, inputs, list(ids), by_id, shown_once=shown_once)
     site.areas = list(dict.fromkeys(site.area_of(i) or "(not in corpus)" for i in site.ids))
     order = list(dict.fromkeys(rule.group for rule in RULES.values()))
     used = {g for i in site.ids for g in site.groups_of(i)}
