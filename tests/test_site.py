@@ -18,7 +18,14 @@ from site_fixture import CASE_ROW, PASS_ROW, build, small_matrix
 from scrubcheck.cli import main
 from scrubcheck.corpus import load_corpus
 from scrubcheck.peers import shipped_manifests
-from scrubcheck.site.history import entries_of, merged, read_history, steps, trends
+from scrubcheck.site.history import (
+    entries_of,
+    judged_alike,
+    merged,
+    read_history,
+    steps,
+    trends,
+)
 from scrubcheck.site.model import load_site_data
 from scrubcheck.site.triage import lint_triage, shipped_triage_file
 
@@ -337,3 +344,15 @@ def test_an_output_with_a_lone_surrogate_is_kept_exactly(matrix: Path, tmp_path:
     kept = next(r for r in data["rows"] if r["name"] == CASE_ROW)["examples"]
     assert "answer \udc80 tail" in [e["got"] for e in kept.values()]
     assert build(tmp_path / "matrix.json", tmp_path / "site") == 0
+
+
+def test_the_committed_history_has_releases_to_compare() -> None:
+    """The history the site shows holds at least four packages with three releases judged
+    alike, and the trend names what changed between some pair of them."""
+    series = trends(read_history(HISTORY))
+    compared = {base: group for base, s in series.items() for group in judged_alike(s)
+                if len({p.version for p in group}) >= 3}
+    assert len(compared) >= 4, sorted(compared)
+    changes = [step for group in compared.values() for step in steps(group)
+               if step.fixed or step.new]
+    assert changes, "no failure class changed between releases"

@@ -22,7 +22,9 @@ from scrubcheck.spec import RULES
 #: one letter per verdict in the index's data (keeps the index small): the client-side
 #: filter reads them back (filter.js BUCKET)
 LETTERS: dict[str, str] = {PASS: "P", LEAK: "L", FAIL: "F", SHOULD: "S", ERROR: "E",
-                           UNSUPPORTED: "U", SKIPPED: "K"}
+                           UNSUPPORTED: "U", SKIPPED: "K",
+                           # outside the conformance class a run judges: never a pass
+                           "BEYOND CLAIM": "B"}
 NOT_RUN = "-"
 #: the three counts of the grid: what each collects
 BUCKETS = {"pass": (PASS,), "leak": (LEAK,), "fail": (FAIL, SHOULD, ERROR)}
