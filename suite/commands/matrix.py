@@ -37,6 +37,7 @@ from scrubcheck.distributed.dask_runner import DaskError
 from scrubcheck.matrix import run_matrix, write_matrix
 from scrubcheck.matrix.runs import RowRunner
 from scrubcheck.peers import ManifestError, shipped_manifests
+from scrubcheck.peers.manifest import split_release, with_releases
 from scrubcheck.runner import RunSettings, load_scrubber
 
 NAME = "matrix"
@@ -90,9 +91,11 @@ def run(args: argparse.Namespace) -> int:
         return _usage(str(exc))
     requested = {n.strip() for group in args.peers or () for n in group.split(",") if n.strip()}
     known = {m.name for m in manifests}
-    unknown = requested - known
+    unknown = {n for n in requested if split_release(n)[0] not in known}
     if unknown:
         return _usage(f"unknown peer(s) {', '.join(sorted(unknown))}")
+    # NAME@VERSION rows: other releases of a peer's package, each row named by its version
+    manifests = with_releases(manifests, sorted(requested))
     if args.no_peers and requested:
         return _usage("--no-peers and --peers contradict each other")
     if requested or args.no_peers:

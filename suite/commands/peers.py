@@ -25,7 +25,7 @@ from scrubcheck.peers import (
     shipped_manifests,
 )
 from scrubcheck.peers.install import install_each
-from scrubcheck.peers.manifest import Manifest
+from scrubcheck.peers.manifest import Manifest, with_releases
 
 NAME = "peers"
 HELP = "install and list the real scrubbers (peers) that the matrix compares"
@@ -51,7 +51,8 @@ def select_manifests(manifests: list[Manifest], names: list[str]) -> list[Manife
     """The named peers (raising ManifestError for an unknown one), or every non-heavy one."""
     if not names:
         return [m for m in manifests if not m.heavy]
-    by_name = {m.name: m for m in manifests}
+    # NAME@VERSION: that release of the peer's package, in an environment of its own
+    by_name = {m.name: m for m in with_releases(manifests, names)}
     unknown = [n for n in names if n not in by_name]
     if unknown:
         raise ManifestError(f"unknown peer(s) {', '.join(unknown)}; known: "

@@ -10,7 +10,8 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-from scrubcheck.matrix.rows import Matrix, cell_counts, hall_of_bugs, observed_checks, pruned
+from scrubcheck.matrix.examples import class_examples
+from scrubcheck.matrix.rows import Matrix, Row, cell_counts, hall_of_bugs, observed_checks, pruned
 
 MATRIX_FORMAT = 1
 
@@ -32,6 +33,9 @@ def matrix_dict(matrix: Matrix) -> dict:
             "hall_of_bugs": [asdict(e) for e in hall_of_bugs(row)],
             "failure_classes": (None if classes is None else [asdict(c) for c in classes]),
         })
+        examples = _examples(row, classes)
+        if examples is not None:
+            rows[-1]["examples"] = examples
     return {
         "matrix_format": MATRIX_FORMAT, "mode": matrix.mode, "mode_note": matrix.mode_note,
         "started_at": matrix.started_at, "duration_s": matrix.duration_s,
@@ -45,7 +49,19 @@ def matrix_dict(matrix: Matrix) -> dict:
     }
 
 
+def _examples(row: Row, classes: list | None) -> dict | None:
+    """The class examples' evidence (`examples`): computed from a run, passed through
+    from a stored row that kept it, absent for a stored row made before it was kept."""
+    if row.run is not None and classes is not None:
+        return class_examples(row.run, classes)
+    if row.stored is not None and isinstance(row.stored.get("examples"), dict):
+        return dict(row.stored["examples"])
+    return None
+
+
 def write_matrix_json(matrix: Matrix, path: Path) -> Path:
+    # the class examples keep outputs as printed, lone surrogates included: written as
+    # \udXXX, which is that code unit's JSON escape, as report.json does (write_json)
     path.write_text(json.dumps(matrix_dict(matrix), indent=1, ensure_ascii=False) + "\n",
-                    encoding="utf-8")
+                    encoding="utf-8", errors="backslashreplace")
     return path

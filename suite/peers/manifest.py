@@ -13,8 +13,8 @@ import hashlib
 import json
 import re
 import tomllib
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from scrubcheck.corpus.scenario_builder import context_from
@@ -228,8 +228,50 @@ def shipped_manifests() -> list[Manifest]:
     return manifests
 
 
+#: a release named on the command line: `NAME@VERSION` (the version goes into file names)
+_RELEASE = re.compile(r"([A-Za-z0-9][A-Za-z0-9_.-]*)@([A-Za-z0-9][A-Za-z0-9_.+-]*)\Z")
+
+
+def released(manifest: Manifest, version: str) -> Manifest:
+    """The same peer on another release of its package: named `NAME@VERSION`, installed in
+    an environment of its own (the version is in `env_name`), so several releases of one
+    package can be rows of one matrix and a history can say which release changed what.
+    The adapter program is the shipped one; a release whose API it does not fit fails to
+    start, and its row says so."""
+    if manifest.package.ecosystem == "none":
+        raise ManifestError(f"{manifest.name} has no package, so no releases")
+    return replace(manifest, name=f"{manifest.name}@{version}",
+                   package=replace(manifest.package, version=version))
+
+
+def split_release(name: str) -> tuple[str, str | None]:
+    """`NAME@VERSION` -> (NAME, VERSION); a plain name -> (name, None)."""
+    match = _RELEASE.match(name)
+    return (match[1], match[2]) if match else (name, None)
+
+
+def with_releases(manifests: list[Manifest], names: Iterable[str]) -> list[Manifest]:
+    """`manifests` plus a `released` variant for each `NAME@VERSION` among `names`
+    (ManifestError naming an unknown NAME)."""
+    by_name = {m.name: m for m in manifests}
+    extra = []
+    for name in names:
+        base, version = split_release(name)
+        if version is None or name in by_name:
+            continue
+        if base not in by_name:
+            raise ManifestError(f"unknown peer {base!r} in {name!r}")
+        by_name[name] = released(by_name[base], version)
+        extra.append(by_name[name])
+    return [*manifests, *extra]
+
+
 def find_manifest(name_or_path: str) -> Manifest:
-    """A shipped peer by name, or a manifest file or folder by path."""
+    """A shipped peer by name (`NAME@VERSION`: that release of its package), or a manifest
+    file or folder by path."""
+    base, version = split_release(name_or_path)
+    if version is not None and (shipped_dir() / base / "peer.toml").is_file():
+        return released(find_manifest(base), version)
     path = Path(name_or_path).expanduser()
     if path.is_dir():
         path = path / "peer.toml"

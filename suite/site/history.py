@@ -1,0 +1,185 @@
+"""History across runs and releases: a file that each site build appends to, and the trend.
+
+`reports/history.json` keeps, per matrix run, where it came from (the run's start,
+its date, the SPEC version and corpus digest it was judged by) and per row the
+package version, the verdict counts and the failure classes with their shortest
+example. A later build appends its matrices instead of replacing the file (a run
+already there is not added twice), so the file grows into the record of which
+release of a scrubber introduced or fixed a failure class.
+
+The trend per implementation puts its rows in version order (rows named
+NAME@VERSION in one matrix, and the same row across runs), and compares each
+pair of consecutive points only when both were judged by the same SPEC version
+and corpus: otherwise a class "fixed" may only be a scenario that changed, and
+the page says so instead of comparing.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from packaging.version import InvalidVersion, Version
+
+from scrubcheck.matrix.verdicts import LEAK
+from scrubcheck.site.model import SiteData
+
+HISTORY_FORMAT = 1
+
+
+class HistoryError(ValueError):
+    """A history file that cannot be read or extended (names the file)."""
+
+
+def class_key(failure_class: dict) -> str:
+    """What makes two runs' failure classes the same bug: verdict, rules, area, family."""
+    return " | ".join(str(failure_class.get(k, "")) for k in ("verdict", "rules", "area",
+                                                              "family"))
+
+
+def entries_of(site: SiteData) -> list[dict]:
+    """One history entry per input matrix of the site."""
+    entries: dict[str, dict] = {}
+    for impl in [*site.impls, *site.shown_once]:
+        p = impl.provenance
+        entry = entries.setdefault(p.path, {
+            "run": p.started_at, "date": p.started_at[:10], "matrix": p.path,
+            "spec_version": p.spec_version, "corpus_digest": p.corpus_digest, "mode": p.mode,
+            "rows": {}})
+        entry["rows"][impl.name] = {
+            "base": impl.base, "package": impl.package, "version": impl.version,
+            "totals": impl.totals(),
+            "classes": [{k: c[k] for k in ("verdict", "rules", "area", "family", "scenarios",
+                                          "example", "command")}
+                        for c in (impl.classes or [])]}
+    return list(entries.values())
+
+
+def _same_run(a: dict, b: dict) -> bool:
+    return (a["run"], a["spec_version"], a["corpus_digest"], sorted(a["rows"])) == \
+        (b["run"], b["spec_version"], b["corpus_digest"], sorted(b["rows"]))
+
+
+def read_history(path: Path) -> list[dict]:
+    if not path.exists():
+        return []
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise HistoryError(f"{path}: {exc}") from exc
+    if not isinstance(data, dict) or data.get("history_format") != HISTORY_FORMAT \
+            or not isinstance(data.get("entries"), list):
+        raise HistoryError(f"{path}: not a scrubcheck history file of format {HISTORY_FORMAT}")
+    for number, entry in enumerate(data["entries"], 1):
+        if not isinstance(entry, dict) or not {"run", "spec_version", "corpus_digest",
+                                               "rows"} <= set(entry):
+            raise HistoryError(f"{path}: entry {number} lacks run, spec_version, "
+                               "corpus_digest or rows")
+    return list(data["entries"])
+
+
+def merged(history: list[dict], new: list[dict]) -> tuple[list[dict], int]:
+    """`history` with the `new` entries it does not hold yet appended; and how many were."""
+    out = list(history)
+    added = 0
+    for entry in new:
+        if not any(_same_run(entry, old) for old in out):
+            out.append(entry)
+            added += 1
+    return out, added
+
+
+def write_history(path: Path, entries: list[dict]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"history_format": HISTORY_FORMAT, "entries": entries},
+                               indent=1, ensure_ascii=False) + "\n", encoding="utf-8",
+                    errors="backslashreplace")
+
+
+@dataclass(frozen=True)
+class Point:
+    """One implementation row in one run."""
+
+    name: str
+    version: str
+    run: str
+    spec_version: str
+    corpus_digest: str
+    totals: dict
+    classes: tuple[dict, ...]
+    mode: str = ""
+
+    @property
+    def judged_by(self) -> tuple[str, str, str]:
+        """What must be equal for two points to be compared: the SPEC they were judged by,
+        the corpus and the mode (quick mode runs fewer chunkings, so finds fewer failures)."""
+        return self.spec_version, self.corpus_digest, self.mode
+
+    @property
+    def leaks(self) -> int:
+        return int(self.totals.get(LEAK, 0))
+
+
+@dataclass(frozen=True)
+class Step:
+    """Two consecutive points: the classes fixed and new, or why they were not compared."""
+
+    before: Point
+    after: Point
+    fixed: tuple[dict, ...]
+    new: tuple[dict, ...]
+    not_compared: str  # "" when compared
+
+
+def _version_key(version: str) -> tuple:
+    try:
+        return (0, Version(version), "")
+    except InvalidVersion:
+        return (1, Version("0"), version)
+
+
+def trends(entries: list[dict]) -> dict[str, list[Point]]:
+    """base implementation name -> its points, oldest version first (then oldest run)."""
+    points: dict[str, list[Point]] = {}
+    for entry in entries:
+        for name, row in entry["rows"].items():
+            points.setdefault(row.get("base") or name.partition("@")[0], []).append(Point(
+                name, str(row.get("version", "")), str(entry["run"]),
+                str(entry["spec_version"]), str(entry["corpus_digest"]),
+                dict(row.get("totals", {})), tuple(row.get("classes", [])),
+                str(entry.get("mode", ""))))
+    for series in points.values():
+        series.sort(key=lambda p: (_version_key(p.version), p.run))
+    return points
+
+
+def judged_alike(series: list[Point]) -> list[list[Point]]:
+    """The series split into runs judged alike (same SPEC, corpus and mode), each in version
+    order, the group holding the newest run first: only within a group are versions
+    compared."""
+    groups: dict[tuple[str, str, str], list[Point]] = {}
+    for point in series:
+        groups.setdefault(point.judged_by, []).append(point)
+    return sorted(groups.values(), key=lambda g: max(p.run for p in g), reverse=True)
+
+
+def steps(series: list[Point]) -> list[Step]:
+    out = []
+    for before, after in zip(series, series[1:], strict=False):
+        if before.judged_by != after.judged_by:
+            why = []
+            if before.spec_version != after.spec_version:
+                why.append(f"SPEC {before.spec_version or '?'} → {after.spec_version or '?'}")
+            if before.corpus_digest != after.corpus_digest:
+                why.append(f"corpus {before.corpus_digest or '?'} → "
+                           f"{after.corpus_digest or '?'}")
+            if before.mode != after.mode:
+                why.append(f"{before.mode or '?'} mode → {after.mode or '?'} mode")
+            out.append(Step(before, after, (), (), "; ".join(why)))
+            continue
+        old = {class_key(c): c for c in before.classes}
+        now = {class_key(c): c for c in after.classes}
+        out.append(Step(before, after, tuple(old[k] for k in old if k not in now),
+                        tuple(now[k] for k in now if k not in old), ""))
+    return out

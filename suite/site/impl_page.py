@@ -1,0 +1,116 @@
+"""impl/NAME.html: one implementation: what it is, its failure classes, its badge.
+
+Each failure class shows its shortest failing stream delta by delta, what the
+implementation printed with the leaked reasoning marked, the command that
+reproduces it and the upstream issue the triage file links it to (or says it is
+untriaged). A matrix.json written before the examples' evidence was kept has
+no output to show: the page says so and gives the command, never an empty box.
+"""
+
+from __future__ import annotations
+
+from scrubcheck.matrix.verdicts import VERDICTS
+from scrubcheck.reports.htmlpage import text
+from scrubcheck.site.badges import badge_svg, embed_snippets
+from scrubcheck.site.model import Impl, SiteData
+from scrubcheck.site.page import href, page, scenario_path
+from scrubcheck.site.stream import deltas_html, output_html
+from scrubcheck.site.triage import TriageEntry, triage_of
+
+
+def triage_html(entries: list[TriageEntry]) -> str:
+    if not entries:
+        return '<span class="untriaged">untriaged</span>'
+    return "; ".join(f'<a href="{text(e.upstream)}">{text(e.upstream)}</a> '
+                     f'<span class="status">{text(e.status)}</span>' for e in entries)
+
+
+def _class_section(site: SiteData, impl: Impl, number: int, failure_class: dict,
+                   entries: list[TriageEntry]) -> str:
+    example = str(failure_class["example"])
+    evidence = impl.examples.get(example)
+    scenario = site.scenarios.get(example)
+    link = f'<a href="{href(1, scenario_path(example))}"><code>{text(example)}</code></a>'
+    parts = [f'<section id="class-{number}"><h3>{number}. '
+             f'<span class="verdict-{text(failure_class["verdict"])}">&nbsp;'
+             f'{text(failure_class["verdict"])}&nbsp;</span> '
+             f'{text(failure_class["rules"] or "no rule (the task was lost)")}'
+             f" in {text(failure_class['area'])}"
+             + (f", family {text(failure_class['family'])}" if failure_class["family"] else "")
+             + "</h3>",
+             f"<p>{failure_class['scenarios']} failing scenarios; shortest: {link}"
+             + (f" ({failure_class['size']} characters)" if failure_class.get("size") else "")
+             + f". Upstream: {triage_html(entries)}.</p>"]
+    if evidence:
+        parts.append(f"<p>The stream under chunking <code>{text(evidence['chunking'])}</code> "
+                     f"(check {text(evidence['check'])}, {text(evidence['rule'])}):</p>")
+        parts.append(deltas_html(evidence["deltas"], scenario, int(evidence.get("deltas_cut")
+                                                                    or 0)))
+        cut = (f" (from character {evidence['got_from']})" if evidence.get("got_from") else "")
+        parts.append(f"<p>What it printed{cut}, the leaked reasoning marked:</p>"
+                     + output_html(evidence.get("got"), evidence.get("leak")))
+        if evidence.get("expected") is not None:
+            parts.append("<p>Expected:</p>" + output_html(evidence["expected"], None))
+    elif scenario is not None:
+        parts.append("<p>The recorded stream (this matrix.json kept no output for the example: "
+                     "rerun <code>scrubcheck matrix</code> to keep it, or run the command):</p>"
+                     + deltas_html(scenario.deltas, scenario))
+    else:
+        parts.append('<p class="muted">Neither the output nor the stream is available: the '
+                     "scenario is not in today's corpus.</p>")
+    parts.append(f'<p>Reproduce:</p><pre>$ {text(failure_class["command"])}</pre></section>')
+    return "".join(parts)
+
+
+def render_impl(site: SiteData, impl: Impl, triage: list[TriageEntry], base_url: str) -> str:
+    totals = impl.totals()
+    counts = " · ".join(f"{totals[v]} {v.lower()}" for v in VERDICTS if totals.get(v))
+    facts = [("package", impl.package), ("version", impl.version or "not recorded"),
+             ("kind", impl.kind),
+             ("adapter", impl.spec), ("linear time (R-ROBUST-2)", impl.linear or "not run"),
+             ("judged by", impl.provenance.judged_by),
+             ("run", f"{impl.provenance.started_at}, {impl.provenance.mode} mode")]
+    if impl.model_of:
+        facts.append(("note", f"a model of {impl.model_of}, not released code"))
+    rows = "".join(f"<tr><th scope=\"row\">{text(k)}</th><td>{text(v)}</td></tr>"
+                   for k, v in facts)
+    parts = [f"<h1>{text(impl.name)}</h1><p>{text(impl.title)}</p>",
+             f"<table>{rows}</table><p><b>Scenarios:</b> {text(counts)}.</p>"]
+    if impl.restrictions:
+        parts.append("<h2>Restrictions</h2><ul>"
+                     + "".join(f"<li>{text(r)}</li>" for r in impl.restrictions) + "</ul>")
+    snippets = "".join(f'<p>{text(what)}:</p><pre class="snippet">{text(code)}</pre>'
+                       for what, code in embed_snippets(impl, base_url))
+    parts.append(f'<h2>Badge</h2><p>{badge_svg(impl)}</p><p>Files: '
+                 f'<a href="{href(1, f"badges/{impl.name}.svg")}">SVG</a>, '
+                 f'<a href="{href(1, f"badges/{impl.name}.json")}">shields endpoint JSON</a>. '
+                 "Replace the base address with where this site is served.</p>" + snippets)
+    classes = impl.classes
+    if classes is None:
+        parts.append("<h2>Failure classes</h2><p>This matrix.json was made before failure "
+                     "classes were kept.</p>")
+    elif not classes:
+        parts.append("<h2>Failure classes</h2><p>None: every judged scenario passes.</p>")
+    else:
+        kept = sum(1 for c in classes if c["example"] in impl.examples)
+        triaged = [triage_of(triage, impl.name, c) for c in classes]
+        open_count = sum(1 for t in triaged if not t)
+        index = "".join(
+            f'<tr><td><a href="#class-{n}">{n}</a></td><td class="verdict-{text(c["verdict"])}">'
+            f'{text(c["verdict"])}</td><td>{text(c["rules"])}</td><td>{text(c["area"])}</td>'
+            f'<td>{text(c["family"] or "hand-written")}</td><td class="n">{c["scenarios"]}</td>'
+            f"<td>{triage_html(t)}</td></tr>"
+            for n, (c, t) in enumerate(zip(classes, triaged, strict=True), 1))
+        parts.append(
+            f"<h2>Failure classes ({len(classes)})</h2><p>Failing scenarios grouped by verdict, "
+            "rules, area and generating family: one bug repeated over a generated family "
+            f"counts once. {open_count} untriaged. Outputs kept for {kept} of {len(classes)} "
+            "examples.</p><table><thead><tr><th scope=\"col\">#</th><th scope=\"col\">verdict"
+            '</th><th scope="col">rules</th><th scope="col">area</th><th scope="col">family'
+            '</th><th scope="col">scenarios</th><th scope="col">upstream</th></tr></thead>'
+            f"<tbody>{index}</tbody></table>")
+        parts.extend(_class_section(site, impl, n, c, t)
+                     for n, (c, t) in enumerate(zip(classes, triaged, strict=True), 1))
+    parts.append(f'<p><a href="{href(1, "history.html")}#impl-{text(impl.base)}">'
+                 "Trend across releases</a></p>")
+    return page(f"scrubcheck: {impl.name}", "".join(parts), 1)

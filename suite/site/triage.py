@@ -1,0 +1,182 @@
+"""Triage: which upstream issue or pull request each failure class is known as.
+
+A failure class (an implementation's failing scenarios grouped by verdict, rules,
+area and generating family) is a bug the scrubber's authors can be told about.
+`scrubbers/peers/triage.toml` maps classes to the upstream issue or PR that
+reports or fixes them, with its status, so the site can link a failure to its bug
+and list the failure classes nobody has triaged yet:
+
+    [[triage]]
+    implementation = "hermes-*"       # a row name or a glob over row names (required)
+    rules = ["R-VOCAB-1"]             # the class fails all of these (optional)
+    family = "gen-case"               # glob over the generating family (optional;
+                                      # "" is a hand-written scenario)
+    area = "generated"                # the corpus area (optional)
+    upstream = "https://github.com/OWNER/REPO/pull/123"   # required
+    status = "open"                   # see STATUSES (required)
+    note = "what the entry is about"  # optional
+    source = "docs/field.md#fm-case"  # where the project cites it (optional)
+
+`lint_triage` reports every error with the file and line; the site refuses a
+file with errors rather than showing a half-read triage.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from scrubcheck.spec import RULES
+
+#: open / merged / closed: the upstream thread's own state; fixed: a release carries the
+#: fix; wontfix: upstream declined; unverified: cited, state not checked from here
+STATUSES = ("open", "merged", "closed", "fixed", "wontfix", "unverified")
+_REQUIRED = {"implementation": str, "upstream": str, "status": str}
+_OPTIONAL = {"rules": list, "family": str, "area": str, "note": str, "source": str}
+_URL = re.compile(r"https?://[^\s\"'<>]+\Z")
+
+
+class TriageError(ValueError):
+    """A triage file with errors; `errors` are `file:line: message` lines."""
+
+    def __init__(self, errors: list[str]) -> None:
+        super().__init__("\n".join(errors))
+        self.errors = errors
+
+
+@dataclass(frozen=True)
+class TriageEntry:
+    implementation: str
+    upstream: str
+    status: str
+    rules: tuple[str, ...] = ()
+    family: str | None = None
+    area: str | None = None
+    note: str = ""
+    source: str = ""
+    where: str = ""  # file:line of its [[triage]] header
+
+    def matches(self, impl: str, failure_class: dict) -> bool:
+        """Whether this entry is about `failure_class` of the implementation `impl` (a row
+        name; NAME@VERSION rows match entries written for NAME)."""
+        names = {impl, impl.partition("@")[0]}
+        if not any(fnmatch.fnmatchcase(n, self.implementation) for n in names):
+            return False
+        class_rules = set(str(failure_class.get("rules", "")).split(" · "))
+        if not set(self.rules) <= class_rules:
+            return False
+        if self.family is not None and not fnmatch.fnmatchcase(
+                str(failure_class.get("family", "")), self.family):
+            return False
+        return self.area is None or self.area == failure_class.get("area")
+
+
+def shipped_triage_file() -> Path:
+    from scrubcheck import scrubbers
+
+    return Path(scrubbers.__file__).resolve().parent / "peers" / "triage.toml"
+
+
+def _header_lines(source: str) -> list[int]:
+    return [n for n, line in enumerate(source.splitlines(), 1)
+            if line.strip().startswith("[[triage]]")]
+
+
+def _key_line(source: str, start: int, key: str) -> int:
+    lines = source.splitlines()
+    for number in range(start, len(lines) + 1):
+        if number > start and lines[number - 1].strip().startswith("[["):
+            break
+        if re.match(rf"\s*{re.escape(key)}\s*=", lines[number - 1]):
+            return number
+    return start
+
+
+def lint_triage(path: Path, implementations: list[str]) -> tuple[list[TriageEntry], list[str]]:
+    """The file's entries and its errors (`file:line: message`). `implementations` are
+    the names an entry's glob must match at least one of (the shipped peers)."""
+    try:
+        source = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        return [], [f"{path}: cannot read: {exc}"]
+    try:
+        data = tomllib.loads(source)
+    except tomllib.TOMLDecodeError as exc:
+        line = re.search(r"line (\d+)", str(exc))
+        return [], [f"{path}:{line.group(1) if line else 1}: not TOML: {exc}"]
+    errors = [f"{path}:1: unknown top-level key {k!r} (only [[triage]] tables)"
+              for k in data if k != "triage"]
+    raw_entries = data.get("triage", [])
+    if not isinstance(raw_entries, list):
+        return [], [*errors, f"{path}:1: 'triage' must be an array of tables ([[triage]])"]
+    headers = _header_lines(source)
+    entries = []
+    for index, raw in enumerate(raw_entries):
+        start = headers[index] if index < len(headers) else 1
+        found = _entry(raw, path, start, source, implementations)
+        if isinstance(found, TriageEntry):
+            entries.append(found)
+        else:
+            errors.extend(found)
+    seen: dict[tuple, str] = {}
+    for entry in entries:
+        key = (entry.implementation, entry.rules, entry.family, entry.area, entry.upstream)
+        if key in seen:
+            errors.append(f"{entry.where}: the same entry as {seen[key]}")
+        seen.setdefault(key, entry.where)
+    return entries, errors
+
+
+def _entry(raw: object, path: Path, start: int, source: str,
+           implementations: list[str]) -> TriageEntry | list[str]:
+    where = f"{path}:{start}"
+    if not isinstance(raw, dict):
+        return [f"{where}: a [[triage]] entry must be a table"]
+    errors: list[str] = []
+
+    def at(key: str) -> str:
+        return f"{path}:{_key_line(source, start, key)}"
+
+    unknown = [f"{at(key)}: unknown key {key!r} (known: {', '.join([*_REQUIRED, *_OPTIONAL])})"
+               for key in raw if key not in _REQUIRED and key not in _OPTIONAL]
+    for key in _REQUIRED:
+        if key not in raw:
+            errors.append(f"{where}: missing required key {key!r}")
+    for key, kind in {**_REQUIRED, **_OPTIONAL}.items():
+        if key in raw and not isinstance(raw[key], kind):
+            errors.append(f"{at(key)}: {key!r} must be a {kind.__name__}")
+    if errors:  # the values cannot be read: say so, and what else is wrong with the keys
+        return errors + unknown
+    errors.extend(unknown)
+    if raw["status"] not in STATUSES:
+        errors.append(f"{at('status')}: status {raw['status']!r} is not one of "
+                      f"{', '.join(STATUSES)}")
+    if not _URL.match(raw["upstream"]):
+        errors.append(f"{at('upstream')}: upstream {raw['upstream']!r} is not an http(s) URL")
+    rules = raw.get("rules", [])
+    for rule in rules:
+        if not isinstance(rule, str) or rule not in RULES:
+            errors.append(f"{at('rules')}: {rule!r} is not a SPEC rule id")
+    pattern = raw["implementation"]
+    if not any(fnmatch.fnmatchcase(n, pattern) for n in implementations):
+        errors.append(f"{at('implementation')}: {pattern!r} matches no implementation "
+                      "(a shipped peer's name, or a glob over them)")
+    if errors:
+        return errors
+    return TriageEntry(pattern, raw["upstream"], raw["status"], tuple(rules),
+                       raw.get("family"), raw.get("area"), raw.get("note", ""),
+                       raw.get("source", ""), where)
+
+
+def load_triage(path: Path, implementations: list[str]) -> list[TriageEntry]:
+    entries, errors = lint_triage(path, implementations)
+    if errors:
+        raise TriageError(errors)
+    return entries
+
+
+def triage_of(entries: list[TriageEntry], impl: str, failure_class: dict) -> list[TriageEntry]:
+    return [e for e in entries if e.matches(impl, failure_class)]
