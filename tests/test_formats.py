@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from scrubcheck.adapters.load import _CACHE
 from scrubcheck.cli import main
 from scrubcheck.formats import FormatsUnavailable, read_format_file, registered_formats
 from scrubcheck.formats.registry import _registered
@@ -77,7 +78,9 @@ def acme(tmp_path: Path):
     features = dict(FEATURES)
     path = _write(tmp_path, "acme-think", ACME)
     register_formats([path])
+    _CACHE.clear()  # adapters loaded before read the registry as it was
     yield path
+    _CACHE.clear()
     _registered.clear()
     _registered.update(before)
     FEATURES.clear()
@@ -105,7 +108,7 @@ def test_an_added_format_reaches_the_reference_and_the_spec_model(acme: Path) ->
 def test_an_added_format_reaches_lint_and_run(acme: Path, tmp_path: Path,
                                               capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["lint", "--formats", str(acme)]) == 0
-    assert "15 formats loaded, 0 errors" in capsys.readouterr().out
+    assert f"{len(registered_formats())} formats loaded, 0 errors" in capsys.readouterr().out
     corpus = tmp_path / "acme.yaml"
     corpus.write_text(
         "- id: acme-block\n  rules: [R-VOCAB-3]\n  description: an acme block\n"

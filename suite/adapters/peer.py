@@ -185,6 +185,7 @@ class PeerAdapter(Adapter):
         self.installed_version = record.version or package.version
         context = self.manifest.context | ({"features"} if self.manifest.features else set())
         super().__init__(spec, self.manifest.name, self.manifest.features, frozenset(context))
+        self.claims = self.manifest.claims
         self.process = PeerProcess(launch_for(self.manifest), self.manifest.name)
         self.breaker = Breaker(self.manifest.name)
         self.closing: list[str] = []
@@ -203,9 +204,10 @@ class PeerAdapter(Adapter):
 
     def wire_context(self, context: Context) -> dict:
         """The context as the protocol sends it (fixed modes already hold). A peer is
-        configured for the class it claims by its manifest, so the class is not sent."""
-        wire: dict = {**context.as_kwargs(), "features": list(context.features)}
-        wire.pop("conformance_class", None)
+        configured for the class it claims by its manifest: the class is not sent, and a
+        class that is a feature is sent as that feature enabled."""
+        wire: dict = {**self.manifest.sent_context(context)}
+        wire["features"] = list(wire["features"])
         return wire
 
     def measurement_context(self) -> Context:

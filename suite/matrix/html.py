@@ -20,6 +20,7 @@ from scrubcheck.matrix.rows import (
     pruned,
 )
 from scrubcheck.matrix.verdicts import ERROR, FAIL, LEAK, PASS, SHOULD, SKIPPED, UNSUPPORTED
+from scrubcheck.matrix.within_claim import BEYOND, NOT_JUDGED, counts, row_claim
 from scrubcheck.reports.htmlpage import PAGE_CSS, table, text
 
 _EXTRA_CSS = """
@@ -57,17 +58,22 @@ def render_html(matrix: Matrix) -> str:
              "failures leak reasoning; En: errors. Unsupported scenarios are never passes.</p>"]
     rows = []
     for row in matrix.rows:
+        claim = row_claim(row.name)
         if not row.ran:
-            rows.append([_name(row), text(row.package), text(row.kind), *[""] * 7,
-                         text(row.status)])
+            rows.append([_name(row), text(row.package), text(row.kind), text(claim),
+                         *[""] * 8, text(row.status)])
             continue
-        t = row.totals()
-        rows.append([_name(row), text(row.package), text(row.kind),
+        t = counts(claim, row.verdicts())
+        rows.append([_name(row), text(row.package), text(row.kind), text(claim),
                      *[f'<td class="n v-{v if t[v] else "UNSUPPORTED"}">{t[v]}</td>'
                        for v in (PASS, LEAK, FAIL, SHOULD, ERROR)],
-                     text(class_count(row)), str(t[UNSUPPORTED] + t[SKIPPED]),
-                     text(f"linear time {row.linear() or 'not run'}")])
-    parts.append("<h2>Headline</h2>" + table(HEADLINE, rows, 3))
+                     text(class_count(row)), str(t[UNSUPPORTED] + t[SKIPPED]), str(t[BEYOND]),
+                     text(f"linear time {row.linear() or 'not run'}"
+                          + (f"; {t[NOT_JUDGED]} not judged in the class"
+                             if t[NOT_JUDGED] else ""))])
+    parts.append("<h2>Headline</h2><p class=muted>Counts within each implementation's claim "
+                 "(SPEC section 12); beyond-claim scenarios are counted apart.</p>"
+                 + table(HEADLINE, rows, 4))
     for key, title in (("group", "By SPEC rule group"), ("area", "By corpus area")):
         cols = columns(matrix, key)
         body = []

@@ -26,7 +26,7 @@ from scrubcheck.peers.observed import (
     load_shared_observations,
     parse_observations,
 )
-from scrubcheck.vocabulary import FEATURES, CustomDelimiter
+from scrubcheck.vocabulary import FEATURES, CustomDelimiter, conformance_classes
 
 #: Manifest kind -> (adapter kind, streams?, protocol kind).
 KINDS: dict[str, tuple[ScrubberKind, bool, str]] = {
@@ -39,7 +39,7 @@ ECOSYSTEMS = ("pypi", "npm", "none")
 _NAME = re.compile(r"^[a-z0-9][a-z0-9.-]*$")
 _TOP_KEYS = {"name", "title", "kind", "entry", "program", "features", "context",
              "fixed_context", "heavy", "model_of", "restrictions", "timeout_s", "package",
-             "token_aligned", "observed", "delimiters"}
+             "token_aligned", "observed", "delimiters", "claims", "claims_source"}
 _PACKAGE_KEYS = {"ecosystem", "name", "version", "no_deps", "extra", "env"}
 _DELIMITER_KEYS = {"pairs", "markers", "form"}
 #: how a package takes a caller's pair: any two texts, or a tag name N it writes as <N>, </N>
@@ -149,6 +149,10 @@ class Manifest:
     timeout_s: float = 20.0  # per request
     folder: Path = field(default=Path("."))
     observed: tuple[Observation, ...] = ()  # behaviours seen in the field ([[observed]])
+    #: SPEC section 12: the conformance classes the package claims, and the public page
+    #: (its documentation or source) that shows what its configuration covers
+    claims: tuple[str, ...] = ()
+    claims_source: str = ""
     delimiters: DelimiterLimits = DelimiterLimits()  # what of `delimiters` it can take
 
     @property
@@ -171,11 +175,23 @@ class Manifest:
         """The context of the mode the peer always runs in (the defaults where it has none)."""
         return context_from(dict(self.fixed_context))
 
+    @staticmethod
+    def sent_context(context: Context) -> dict[str, object]:
+        """The context as a peer receives it: without the conformance class (a peer is
+        configured for the class it claims), and with a class that is a feature of the
+        generic class sent as that feature enabled, so that a peer fixed to a format's
+        mode (`fixed_context.features`) runs on its own class's streams (SPEC section 12)."""
+        sent: dict[str, object] = dict(context.as_kwargs())
+        judged = sent.pop("conformance_class", None)
+        if isinstance(judged, str) and judged in FEATURES:
+            sent["features"] = (judged,)
+        return sent
+
     def refusal(self, context: Context) -> str | None:
         """Why this peer cannot be run on a stream with `context` as its users run it (a
         fixed mode it always runs in, caller delimiters it cannot be configured with), or
         None. Keys the manifest does not declare are the adapter's question."""
-        given: Mapping[str, object] = context.as_kwargs()
+        given: Mapping[str, object] = self.sent_context(context)
         for key, value in self.fixed_context:
             if not _same(given[key], value):
                 return (f"runs only with {key}={value!r} (a fixed mode of this parser), "
@@ -341,6 +357,15 @@ def _validate(data: dict, path: Path) -> Manifest:
     timeout = data.get("timeout_s", 20.0)
     if not isinstance(timeout, int | float) or timeout <= 0:
         raise _fail(path, "timeout_s must be a positive number")
+    claims = _str_list(data, "claims", path)
+    bad = [c for c in claims if c not in conformance_classes()]
+    if bad:
+        raise _fail(path, f"unknown conformance class(es) {', '.join(bad)} in claims "
+                          f"(known: {', '.join(conformance_classes())})")
+    claims_source = data.get("claims_source", "")
+    if claims and not (isinstance(claims_source, str) and claims_source.startswith("https://")):
+        raise _fail(path, "claims_source must give the https:// page (the package's "
+                          "documentation or source) that shows what its claims cover")
     return Manifest(
         name=name, title=data["title"], kind=data["kind"], entry=data["entry"],
         program=program, package=parse_package(data.get("package"), path),
@@ -350,6 +375,7 @@ def _validate(data: dict, path: Path) -> Manifest:
         token_aligned=bool(data.get("token_aligned", False)),
         timeout_s=float(timeout), folder=path.parent, observed=_observed(data, path),
         delimiters=_delimiter_limits(data.get("delimiters"), context, path),
+        claims=claims, claims_source=claims_source,
     )
 
 
