@@ -100,7 +100,7 @@ def test_registered_name_loads_the_reference():
     assert adapter.kind == "stream"
     assert set(adapter.accepted_context) == {
         "starts_in_reasoning", "inline_answer", "finish_reason", "features",
-        "may_skip_reasoning", "delimiters"}
+        "may_skip_reasoning", "delimiters", "conformance_class"}
     assert "bracket" in adapter.supported_features
     trace = run_stream(adapter, Context(), ["Hi <thi", "nk>secret plan</think>there"])
     assert trace.output == "Hi there"

@@ -105,3 +105,21 @@ def test_the_reference_passes_every_class(cls: str, capsys: pytest.CaptureFixtur
     assert code == 0, out[-3000:]
     counts = next(line for line in out.splitlines() if line.startswith("PASS "))
     assert int(counts.split()[1]) > 0, counts
+
+
+def test_a_class_runs_replay_command_names_the_class_and_show_judges_the_same(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Judged in `default`, the think-only scrubber leaks on <thought>; the replay command
+    the run prints carries --claim, and show with it gives the same verdict; show in the
+    scrubber's own class says the scenario is beyond it."""
+    scenario = "vocab-family-thought"
+    assert main(["run", "--scrubber", SPEC, "--claim", "default", "--id", scenario,
+                 "--no-linear", "--jobs", "1", "--no-progress"]) == 1
+    out = capsys.readouterr().out
+    replay = next(line.split("replay: ", 1)[1] for line in out.splitlines()
+                  if "replay: scrubcheck show" in line)
+    assert replay.endswith("--claim default"), replay
+    assert main(replay.split()[1:]) == 1
+    assert "verdict: FAIL" in capsys.readouterr().out
+    assert main(["show", scenario, "--scrubber", SPEC]) == 0
+    assert "BEYOND CLAIM" in capsys.readouterr().out

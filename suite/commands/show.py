@@ -29,13 +29,16 @@ from scrubcheck.checks import POISONS, Trace, drive, run_stream, truncate_deltas
 from scrubcheck.checks.reuse import run_reuse
 from scrubcheck.checks.trace import ScrubberError, open_session
 from scrubcheck.chunking import chunking_by_name, chunking_plan
+from scrubcheck.claims import UnknownClass, claimed_class, place
 from scrubcheck.commands.options import (
+    add_claim_options,
     add_corpus_option,
     add_level_option,
     add_memory_limit_option,
     add_scrubber_option,
     add_seed_option,
     add_timeout_option,
+    apply_formats,
     usage_for,
 )
 from scrubcheck.corpus import load_corpus
@@ -77,6 +80,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        "(default 60)")
     add_memory_limit_option(parser, "the worker")
     add_level_option(parser, default_text="must, as for `scrubcheck run`")
+    add_claim_options(parser)
 
 
 @dataclass
@@ -96,6 +100,9 @@ class Replay:
 def run(args: argparse.Namespace) -> int:
     if args.timeout <= 0:
         return _usage("--timeout must be positive")
+    failed = apply_formats(args, NAME)
+    if failed is not None:
+        return failed
     if args.id == LINEAR_ID:
         return show_linear(args)
     try:
@@ -116,6 +123,16 @@ def run(args: argparse.Namespace) -> int:
         return _usage(f"cannot load scrubber: {exc}")
     if args.chunking and not _known_selector(scenario, args.chunking, args.seed):
         return _usage(f"unknown chunking {args.chunking!r} (see --help)")
+    try:  # SPEC section 12: the scenario as the claimed class judges it
+        placed = place(scenario, claimed_class(adapter.claims, args.claim))
+    except UnknownClass as exc:
+        return _usage(exc.args[0])
+    if placed.scenario is None:
+        print_scenario(scenario)
+        print(f"\nBEYOND CLAIM for {adapter.spec}: {placed.beyond}; nothing was run "
+              "(--claim generic judges it)")
+        return 0
+    scenario = placed.scenario
 
     print_scenario(scenario)
     print(f"\nscrubber: {adapter.spec} ({adapter.kind})")

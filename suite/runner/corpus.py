@@ -98,7 +98,7 @@ def _lost_result(
         reason += f"; replay: {_linear_replay(spec)}"
     elif lost.label:
         command = replay_command(scenario.id, spec, lost.label, settings.seed,
-                                 settings.corpus_paths)
+                                 settings.corpus_paths, scenario.context.conformance_class)
         reason += f"; replay: {command}"
     result = blank_result(scenario, outcome, reason)
     result.captured_output = lost.output

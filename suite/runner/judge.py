@@ -162,7 +162,8 @@ class _ScenarioRun:
         self.recorded = tuple(scenario.deltas)
         self.vocabulary = scenario.context.vocabulary()
         self.collector = FailureCollector(lambda name: replay_command(
-            scenario.id, adapter.spec, name, settings.seed, settings.corpus_paths))
+            scenario.id, adapter.spec, name, settings.seed, settings.corpus_paths,
+            scenario.context.conformance_class))
         self.outputs: dict[str, str] = {}  # interning: one copy of each distinct output
         # per distinct output: its first leak and each output check's evidence
         self.judged: dict[str, tuple[Leak | None, tuple[Evidence | None, ...]]] = {}
