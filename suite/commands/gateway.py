@@ -360,9 +360,13 @@ def _audit_arguments(p: argparse.ArgumentParser) -> None:
                         "written to reports, captures or messages")
     p.add_argument("--route", default="model={id}", metavar="TEMPLATE",
                    help="how a request names the scenario: space-separated terms model=V, "
-                        "body.FIELD=V, header:NAME=V, where {id} is the scenario's upstream "
-                        "name (default model={id}; e.g. model=scrubcheck/{id}, "
-                        "'model=replay body.scenario={id}')")
+                        "body.FIELD=V, header:NAME=V, header:NAME=$VAR (the value from the "
+                        "environment), where {id} is the scenario's upstream name (default "
+                        "model={id}; e.g. model=scrubcheck/{id}, "
+                        "'model=replay body.scenario={id}'); quote a value with spaces")
+    p.add_argument("--header-env", action="append", default=[], metavar="NAME=VAR",
+                   help="send header NAME with the value of environment variable VAR on "
+                        "every request (repeatable); reports show $VAR, never the value")
     p.add_argument("--upstream", choices=("inline", "native", "both"), default="both",
                    help="how the upstream sends reasoning: inline in content, natively on "
                         "reasoning_content, or each scenario both ways (default both)")
@@ -376,6 +380,12 @@ def _audit_arguments(p: argparse.ArgumentParser) -> None:
     add_jobs_option(p, "requests in flight at once", default=2)
     add_timeout_option(p, 60.0, "give up on a request when no data arrives for S seconds "
                        "(default 60)")
+    p.add_argument("--request-timeout", type=float, default=300.0, metavar="S",
+                   help="wall-clock seconds a whole request may take, keep-alive comments "
+                        "and trickled bytes included (default 300)")
+    p.add_argument("--slow", type=float, default=10.0, metavar="S",
+                   help="a request that finished but took longer than S seconds is counted "
+                        "as slow in the timing column (default 10)")
     p.add_argument("--stream-only", action="store_true",
                    help="skip the non-streaming request for each scenario")
     p.add_argument("--label", metavar="NAME", help="the gateway's name in the reports")
@@ -392,8 +402,17 @@ def _audit(args: argparse.Namespace) -> int:
 
     if args.jobs < 1:
         return _usage("--jobs must be at least 1")
-    if args.timeout <= 0:
-        return _usage("--timeout must be positive")
+    for flag, value in (("--timeout", args.timeout),
+                        ("--request-timeout", args.request_timeout), ("--slow", args.slow)):
+        if not value > 0:
+            return _usage(f"{flag} must be positive")
+    if not 0 <= args.upstream_port <= 65535:
+        return _usage(f"--upstream-port {args.upstream_port} is not a TCP port (0 to 65535; "
+                      "0 picks a free one)")
+    for flag, url in (("--gateway", args.gateway), ("--upstream-url", args.upstream_url)):
+        problem = None if url is None else _url_problem(url)
+        if problem is not None:
+            return _usage(f"{flag} {url!r}: {problem}")
     try:
         options = _audit_options(args)
         corpus = _corpus(args)
@@ -421,6 +440,33 @@ class _AuditUsage(Exception):
     """A usage error found while preparing or starting an audit: exit 2 with its text."""
 
 
+def _url_problem(url: str) -> str | None:
+    """Why `url` is no base URL a client can be given (None: it is one): without a
+    scheme, `localhost:4999` parses as scheme `localhost`, and every request fails as
+    if the connection broke."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 (raises ValueError for a port out of range)
+    except ValueError as exc:
+        return f"not a URL ({exc})"
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return "not an http:// or https:// URL with a host (e.g. http://127.0.0.1:4000/v1)"
+    return None
+
+
+def _header_env(values: list[str]) -> dict[str, str]:
+    """--header-env NAME=VAR terms as {NAME: VAR}."""
+    table: dict[str, str] = {}
+    for value in values:
+        name, sep, variable = value.partition("=")
+        if not sep or not name or not variable:
+            raise _AuditUsage(f"--header-env {value!r} is not NAME=VAR")
+        table[name] = variable.removeprefix("$")
+    return table
+
+
 def _audit_options(args: argparse.Namespace) -> AuditOptions:
     """The audit's settings from the command line: route, key (never printed), shapes."""
     from scrubcheck.gateway.audit import AuditOptions
@@ -429,7 +475,7 @@ def _audit_options(args: argparse.Namespace) -> AuditOptions:
     from scrubcheck.gateway.upstream import Shape
 
     try:
-        route = Route.parse(args.route)
+        route = Route.parse(args.route, header_env=_header_env(args.header_env))
         key, key_note = api_key(args.key_env)
     except (RouteError, MissingKey) as exc:
         raise _AuditUsage(str(exc)) from exc
@@ -439,7 +485,9 @@ def _audit_options(args: argparse.Namespace) -> AuditOptions:
     return AuditOptions(
         route=route, shapes=shapes, api_key=key,
         key_env=args.key_env or (DEFAULT_KEY_ENV if key else None), jobs=args.jobs,
-        timeout=args.timeout, non_streaming=not args.stream_only, label=args.label)
+        timeout=args.timeout, budget=args.request_timeout, slow=args.slow,
+        non_streaming=not args.stream_only, label=args.label,
+        corpus=tuple(str(p) for p in args.corpus or ()))
 
 
 def _audit_scenarios(args: argparse.Namespace, corpus: Corpus) -> list[Scenario]:
@@ -448,13 +496,28 @@ def _audit_scenarios(args: argparse.Namespace, corpus: Corpus) -> list[Scenario]
 
     scenarios = select(corpus.scenarios, areas=args.area, rules=args.rule,
                        features=args.feature, ids=args.id)
+    given = {flag: values for flag, values in (("--area", args.area), ("--rule", args.rule),
+                                               ("--feature", args.feature), ("--id", args.id))
+             if values}
     if not scenarios:
-        raise _AuditUsage(f"no scenario matches the selection ({len(corpus.scenarios)} loaded)")
+        each = "; ".join(
+            f"{flag} {' '.join(values)} alone: "
+            f"{len(select(corpus.scenarios, **{_FILTERS[flag]: values}))}"
+            for flag, values in given.items())
+        raise _AuditUsage(
+            f"no scenario matches the selection ({len(corpus.scenarios)} loaded"
+            + (f"; the filters intersect, and {each} match" if len(given) > 1 else "") + ")")
+    if len(given) > 1:
+        print(f"selection: {len(scenarios)} scenarios match every one of "
+              f"{', '.join(given)} (the filters intersect)", file=sys.stderr)
     if args.shard is not None:
         selected, scenarios = len(scenarios), args.shard.pick(scenarios)
         print(f"shard {args.shard}: {len(scenarios)} of the {selected} selected scenarios",
               file=sys.stderr)
     return scenarios
+
+
+_FILTERS = {"--area": "areas", "--rule": "rules", "--feature": "features", "--id": "ids"}
 
 
 def _audit_upstream(stack: ExitStack, args: argparse.Namespace, corpus: Corpus,

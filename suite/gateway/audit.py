@@ -67,9 +67,12 @@ class AuditOptions:
     api_key: str | None = None
     key_env: str | None = None  # named in reproduction commands; the key never is
     jobs: int = 2
-    timeout: float = 60.0
+    timeout: float = 60.0  # seconds without a byte before a request is given up
+    budget: float | None = 300.0  # wall-clock seconds a whole request may take
+    slow: float = 10.0  # a finished request that took longer is counted as slow
     non_streaming: bool = True  # also ask for each stream without streaming
     label: str | None = None  # what the reports call the gateway (default: its URL)
+    corpus: tuple[str, ...] = ()  # --corpus paths, repeated in reproduction commands
 
 
 @dataclass
@@ -170,6 +173,7 @@ class AuditResult:
     problem: str | None = None  # why nothing could run
     interrupted: bool = False
     upstream_requests: int | None = None  # requests the replay server saw (when ours)
+    upstream_port: int | None = None  # the port of the replay server the audit started
     scrubcheck_version: str = __version__
     spec_version: str = SPEC_VERSION
 
@@ -290,7 +294,8 @@ class _Recorders:
         recorder = getattr(self._local, "recorder", None)
         if recorder is None:
             recorder = Recorder(self._gateway, api_key=self._options.api_key,
-                                timeout=self._options.timeout)
+                                timeout=self._options.timeout, budget=self._options.budget,
+                                secrets=self._options.route.secrets)
             self._local.recorder = recorder
             with self._lock:
                 self._all.append(recorder)
@@ -315,15 +320,23 @@ def audit(gateway: str, scenarios: list[Scenario], options: AuditOptions | None 
         upstream=public_url(upstream_url) if upstream_url else None,
         route=options.route.text, shapes=tuple(options.shapes),
         settings={"jobs": options.jobs, "timeout_s": options.timeout,
+                  "request_timeout_s": options.budget, "slow_s": options.slow,
                   "non_streaming": options.non_streaming, "key_env": options.key_env},
-        started_at=datetime.now(UTC).isoformat(timespec="seconds"))
+        started_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        upstream_port=upstream.server_address[1] if isinstance(upstream, ReplayServer)
+        else None)
     began = time.monotonic()
     recorders = _Recorders(gateway, options)
     try:
         if scenarios and options.shapes:
-            result.problem = _probe(recorders.get(), (scenarios[0], options.shapes[0]),
-                                    options, result.gateway)
-        if result.problem is None:
+            try:
+                result.problem = _probe(recorders.get(), (scenarios[0], options.shapes[0]),
+                                        options, result.gateway)
+            except KeyboardInterrupt:  # before anything ran: every stream is not run
+                result.interrupted = True
+                result.not_run = [(s.id, shape.value) for s in scenarios
+                                  for shape in options.shapes]
+        if result.problem is None and not result.interrupted:
             _run(scenarios, options, recorders, result, progress)
     finally:
         recorders.close()
@@ -360,8 +373,11 @@ def _nothing_ran(result: AuditResult) -> str:
     messages = Counter(p.received["error"]["message"] for r in result.results
                        for p in r.passes if p.received["error"] is not None)
     common, count = messages.most_common(1)[0]
+    total = sum(messages.values())
     text = (f"nothing could run: every request to the gateway at {result.gateway} failed "
-            f"before a chunk arrived; most often ({count}×): {common}")
+            f"before a chunk arrived; "
+            + (f"each with: {common}" if count == total else
+               f"most often ({count} of {total} requests): {common}"))
     if result.upstream_requests == 0:
         text += (f"; the upstream at {result.upstream} received no request: check that the "
                  f"gateway routes these models to it (route {result.route!r})")
@@ -428,51 +444,77 @@ def audit_one(recorder: Recorder, scenario: Scenario, shape: Shape, options: Aud
         for need in needs_for(shape_context(scenario, shape))]
     audited = ScenarioAudit(scenario, shape, name, passes, needs)
     if audited.verdict.failed:
-        audited.reproduce = reproduction(result, options, scenario, shape)
+        audited.reproduce = reproduction(result, options, scenario, shape,
+                                         [p.mode for p in passes if p.verdict.failed],
+                                         result.upstream_port)
     return audited
 
 
 # ---------------------------------------------------------------- reproductions
 def reproduction(result: AuditResult, options: AuditOptions, scenario: Scenario,
-                 shape: Shape) -> list[str]:
-    """Commands that show one failure: the audit of this scenario alone, the request to
-    the gateway (scrubcheck gateway record when the route needs no header, and curl),
-    and the upstream's own stream for comparison. The key appears as its variable."""
+                 shape: Shape, failed_modes: list[str], upstream_port: int | None = None
+                 ) -> list[str]:
+    """Commands that show one failure, each able to run after the audit ended: the
+    audit of this scenario alone (it starts the replay server again, on the port the
+    gateway sends to, or names the user's own upstream), then the request that failed
+    (streamed or not, as it failed) with the replay server started for it and stopped
+    after, and the upstream's own answer to the same request for comparison. The key
+    and every header from the environment appear as their variables."""
     name = selector(scenario.id, shape)
     request = options.route.request(name)
+    headers = options.route.shown_headers(name)
     q = shlex.quote
+    corpus = "".join(f" --corpus {q(path)}" for path in options.corpus)
     again = (f"scrubcheck gateway audit --gateway {q(result.gateway)} --route "
-             f"{q(options.route.text)} --upstream {shape.value} --id {q(scenario.id)}")
+             f"{q(options.route.text)} --upstream {shape.value} --id {q(scenario.id)}"
+             + corpus)
+    if STREAM in failed_modes and COMPLETE not in failed_modes:
+        again += " --stream-only"
     if options.key_env:
         again += f" --key-env {q(options.key_env)}"
-    if result.upstream:
-        again += f" --upstream-url {q(result.upstream)}"
+    if upstream_port is not None:
+        again += f" --upstream-port {upstream_port} --no-progress"
+    elif result.upstream:
+        again += f" --upstream-url {q(result.upstream)} --no-progress"
     commands = [again]
-    if not request.headers:
-        record = (f"scrubcheck gateway record --base-url {q(result.gateway)} --model "
-                  f"{q(request.model)}")
-        if request.extra_body:
-            record += f" --extra-body {q(json.dumps(request.extra_body))}"
-        if options.key_env:
-            record += f" --api-key-env {q(options.key_env)}"
-        commands.append(record + f" --out {q(scenario.id + '.capture.json')}")
-    commands.append(curl(result.gateway, {"model": request.model, **(request.extra_body or {})},
-                         request.headers, options.key_env))
-    if result.upstream:
-        commands.append(curl(result.upstream, {"model": name}) + "   # what the upstream sent")
+    if upstream_port is not None:
+        commands.append(f"scrubcheck gateway serve --port {upstream_port}{corpus} & "
+                        "sleep 3   # the gateway's upstream, as during the audit")
+    fields = {"model": request.model, **(request.extra_body or {})}
+    for mode in failed_modes:
+        streamed = mode == STREAM
+        if streamed and not request.headers:
+            record = (f"scrubcheck gateway record --base-url {q(result.gateway)} --model "
+                      f"{q(request.model)}")
+            if request.extra_body:
+                record += f" --extra-body {q(json.dumps(request.extra_body))}"
+            if options.key_env:
+                record += f" --api-key-env {q(options.key_env)}"
+            commands.append(record + f" --out {q(scenario.id + '.capture.json')}")
+        commands.append(curl(result.gateway, fields, headers, options.key_env,
+                             stream=streamed))
+        if result.upstream:
+            commands.append(curl(result.upstream, {"model": name}, stream=streamed)
+                            + "   # what the upstream sent")
+    if upstream_port is not None:
+        commands.append("kill $!   # stop that replay server")
     return commands
 
 
 def curl(base_url: str, fields: dict[str, Any], headers: dict[str, str] | None = None,
-         key_env: str | None = None) -> str:
-    """A curl command that streams one chat completion (the key as `$VAR`)."""
+         key_env: str | None = None, *, stream: bool = True) -> str:
+    """A curl command for one chat completion, streamed or not (the key as `$VAR`, and
+    a header value from the environment as its `$VAR`, both expanded by the shell)."""
     q = shlex.quote
     command = (f"curl -sN {q(base_url.rstrip('/') + '/chat/completions')} "
                "-H 'Content-Type: application/json'")
     if key_env:
         command += f' -H "Authorization: Bearer ${key_env}"'
     for key, value in (headers or {}).items():
-        command += f" -H {q(f'{key}: {value}')}"
-    body = {"model": fields["model"], "messages": PROMPT, "stream": True,
+        if value.startswith("$"):
+            command += f' -H "{key}: {value}"'
+        else:
+            command += f" -H {q(f'{key}: {value}')}"
+    body = {"model": fields["model"], "messages": PROMPT, "stream": stream,
             **{k: v for k, v in fields.items() if k != "model"}}
     return command + f" -d {q(json.dumps(body))}"

@@ -60,8 +60,11 @@ def write_audit_reports(result: AuditResult, report_dir: Path, stem: str = "audi
         path.write_text(render(result), encoding="utf-8", errors="backslashreplace")
         paths.append(path)
     failing = [p.capture for r in result.failures() for p in r.passes if p.capture is not None]
+    captures = report_dir / names["captures"]
     if failing:
-        paths.append(write_captures(failing, report_dir / names["captures"]))
+        paths.append(write_captures(failing, captures))
+    else:  # a previous run's failures must not sit beside this report
+        captures.unlink(missing_ok=True)
     return paths
 
 
