@@ -12,10 +12,11 @@
 Exit codes: record 0, or 1 when a stream failed (the capture is written
 anyway); check 1 when any scrubber leaks; import 1 when the scenario does not
 lint, 2 when a capture is incomplete (failed, or cut without a finish) and
-nothing is written unless --skip-failed; audit as `run`: 0 when every stream
-was split or passed through, 1 on any LEAK, LOSS, altered or ERROR, 2 when
-nothing can run (unreachable gateway, refused key, every request failing),
-130 on Ctrl-C; 2 on usage errors everywhere.
+nothing is written unless --skip-failed; audit as `run`: 0 when every client
+(one showing content raw, one running a SPEC-conformant scrubber) shows the
+right answer on every stream, 1 when one sees a LEAK, LOSS, altered answer or
+ERROR, 2 when nothing can run (unreachable gateway, refused key, every request
+failing), 130 on Ctrl-C; 2 on usage errors everywhere.
 """
 
 from __future__ import annotations
@@ -185,6 +186,7 @@ def _check_arguments(p: argparse.ArgumentParser) -> None:
     add_scrubber_option(p, "a scrubber to run on the captures (default: reference; "
                            "installed peers are added)", repeatable=True)
     p.add_argument("--no-peers", action="store_true", help="do not add installed peers")
+    add_corpus_option(p)
 
 
 def _load_all(paths: list[Path]) -> list[tuple[str, Capture]] | str:
@@ -200,6 +202,7 @@ def _load_all(paths: list[Path]) -> list[tuple[str, Capture]] | str:
 
 
 def _check(args: argparse.Namespace) -> int:
+    from scrubcheck.gateway.check_audited import audited_expectation, judge_audited
     from scrubcheck.gateway.check_text import render_capture
     from scrubcheck.gateway.classify import analyse
     from scrubcheck.gateway.scrubbers import scrubber_specs
@@ -208,11 +211,21 @@ def _check(args: argparse.Namespace) -> int:
     loaded = _load_all(args.captures)
     if isinstance(loaded, str):
         return _usage(loaded)
+    scenarios: dict[str, Any] | None = None
+    if any(c.audit is not None for _, c in loaded):  # an audit's captures: its scenarios
+        corpus = _corpus(args)
+        if isinstance(corpus, int):
+            return corpus
+        scenarios = {s.id: s for s in corpus.scenarios}
     specs, peers_note = scrubber_specs(args.scrubber, with_peers=not args.no_peers)
     leaking: dict[str, list[str]] = {}
     for label, capture in loaded:
         analysis = analyse(capture)
-        verdicts = judge_all(capture, analysis, specs)
+        audited = audited_expectation(capture, scenarios or {})
+        if isinstance(audited, str):
+            return _usage(f"{label}: capture {capture.name!r}: {audited}")
+        verdicts = (judge_all(capture, analysis, specs) if audited is None
+                    else judge_audited(capture, *audited, specs))
         print(render_capture(label, capture, analysis, verdicts))
         print()
         for v in verdicts:
@@ -598,11 +611,12 @@ class _AuditProgress:
 
     def __call__(self, audited) -> None:
         self.finished += 1
-        self.failed += audited.verdict.failed
+        self.failed += audited.failed
         if self.bar is not None:
             self.bar.update(1)
-            if audited.verdict.failed:
-                self.bar.set_postfix_str(f"{audited.verdict.value}: {audited.name}"[:40])
+            if audited.failed:
+                self.bar.set_postfix_str(f"{audited.scrubbed.value}/{audited.raw.value}: "
+                                         f"{audited.name}"[:40])
             return
         step = 10 * self.finished // max(self.total, 1)
         if step > self.step:

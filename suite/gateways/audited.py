@@ -71,7 +71,7 @@ def reproduction(choice: str, options: AuditOptions, audited: ScenarioAudit) -> 
                f"{audited.shape.value} --id {q(audited.scenario.id)} --upstream-port 0")
     if options.route.text != DEFAULT_ROUTE:
         command += f" --route {q(options.route.text)}"
-    failed = {p.mode for p in audited.passes if p.verdict.failed}
+    failed = {p.mode for p in audited.passes if p.failed}
     if failed == {"stream"}:
         command += " --stream-only"
     return command
