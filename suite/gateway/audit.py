@@ -581,8 +581,10 @@ def reproduction(result: AuditResult, options: AuditOptions, scenario: Scenario,
         again += f" --upstream-url {q(result.upstream)} --no-progress"
     commands = [again]
     if upstream_port is not None:
-        commands.append(f"scrubcheck gateway serve --port {upstream_port}{corpus} & "
-                        "sleep 3   # the gateway's upstream, as during the audit")
+        models = f"http://{LOOPBACK}:{upstream_port}/v1/models"
+        commands.append(f"scrubcheck gateway serve --port {upstream_port}{corpus} >/dev/null & "
+                        f"for _ in $(seq 120); do curl -sf {models} >/dev/null && break; "
+                        "sleep 0.5; done   # the gateway's upstream, as during the audit")
     fields = {"model": request.model, **(request.extra_body or {})}
     for mode in failed_modes:
         streamed = mode == STREAM

@@ -351,6 +351,38 @@ class CheckKey(Behaviour):
         return None
 
 
+class CheckHeader(Behaviour):
+    """401 unless the request carries header `name` with `value` (a gateway's virtual key);
+    then it echoes the value into each streamed answer, as a careless debug mode would,
+    so the audit must keep it out of everything it writes."""
+
+    def __init__(self, name: str, value: str) -> None:
+        super().__init__()
+        self.name, self.value = name, value
+
+    def refuse(self, headers: Any, body: dict[str, Any]) -> tuple[int, bytes, str] | None:
+        if headers.get(self.name) != self.value:
+            return _error(401, f"missing or wrong {self.name}")
+        return None
+
+    def events(self, events: Iterator[Event], context: Context) -> Iterator[Event | bytes]:
+        last = None
+        for event in events:
+            last = event
+            if (_choice(event) or {}).get("finish_reason") is not None:
+                yield _chunk_like(event, content=f" (routed with {self.value})")
+            yield event
+        assert last is not None
+
+
+class EmptyCompletion(Behaviour):
+    """Streams as sent; the non-streamed answer arrives with empty content."""
+
+    def completion(self, data: dict[str, Any], context: Context) -> dict[str, Any]:
+        data["choices"][0]["message"]["content"] = ""
+        return data
+
+
 class HtmlPage(Behaviour):
     """A web page instead of an API (a login wall, a wrong path on a web server)."""
 
