@@ -104,8 +104,12 @@ class PassResult:
 
     @classmethod
     def of(cls, mode: str, judgement: Judgement, capture: Capture) -> PassResult:
+        """The pass of `judgement`; the received text and capture are kept when a client
+        fails on something the gateway did (a raw client's leak of inline reasoning passed
+        through as sent is the upstream's stream, known from the scenario)."""
         raw, scrubbed = judgement.outcomes
-        failed = raw.failed or scrubbed.failed
+        failed = scrubbed.failed or (raw.failed and judgement.action not in (
+            Action.PASSED_THROUGH, Action.RECHUNKED))
         none = "shows nothing: the request failed"
         return cls(mode, judgement.action, judgement.detail, judgement.notes,
                    raw, judgement.raw.detail if judgement.raw else none,
