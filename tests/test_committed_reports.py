@@ -77,20 +77,32 @@ def test_a_gateway_audit_ran_on_the_current_corpus_and_spec(path: Path, corpus: 
 
 
 def _gateway_row_numbers(data: dict) -> list[str]:
-    """The numeric cells README's gateway table gives for one audit, from its JSON."""
-    headline, counts = data["headline"], data["counts"]
-    by_shape = headline["by_shape"]
-    right = str(headline["right"])
-    if len(by_shape) > 1:
-        right += " (" + " / ".join(str(by_shape[s]["right"]) for s in ("inline", "native")) + ")"
-    return [right, *(str(counts[word]) for word in
-                     ("LEAK", "LOSS", "ERROR", "altered", "passed-through"))]
+    """The cells README's gateway table gives for one audit, from its JSON: per client
+    the scenario streams it shows right (inline / native), the scrubbing client's LEAK and
+    LOSS, the raw client's LEAK, ERROR, what the gateway did (non-zero actions), and the
+    per-request p50 / p99 seconds with the slow count."""
+    headline, counts, timing = data["headline"], data["counts"], data["timing"]
+
+    def right(client: str) -> str:
+        by_shape = headline[client]["by_shape"]
+        text = str(headline[client]["right"])
+        if len(by_shape) > 1:
+            text += " (" + " / ".join(str(by_shape[s]["right"])
+                                      for s in ("inline", "native")) + ")"
+        return text
+
+    actions = ", ".join(f"{name} {n}" for name, n in data["actions"].items() if n)
+    return [right("scrubbed"), right("raw"), str(counts["scrubbed"]["LEAK"]),
+            str(counts["scrubbed"]["LOSS"]), str(counts["raw"]["LEAK"]),
+            str(counts["scrubbed"]["ERROR"]), actions,
+            f"{timing['p50_s']:.3f} / {timing['p99_s']:.3f} ({timing['slow']} slow)"]
 
 
 def test_the_readme_gateway_table_is_the_committed_audits() -> None:
     """README's table under 'Real gateways audited' gives, for every committed audit,
-    the client-right headline and the verdict counts of its JSON, and the scenario count
-    above it is the audits' (a regenerated audit without the README updated fails)."""
+    what each client sees, what the gateway did and the timing, as its JSON says, and the
+    scenario count above it is the audits' (a regenerated audit without the README
+    updated fails)."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     rows = _table(readme, "### Real gateways audited")[2:]
     quoted = {row.split("|")[1].strip().split(" ")[0]: [c.strip() for c in row.split("|")[3:-1]]

@@ -35,7 +35,8 @@ from scrubcheck.gateway.replay import Catalog
 from scrubcheck.gateway.route import Route, RouteError
 from scrubcheck.gateway.server import ReplayServer, running
 from scrubcheck.gateway.upstream import Shape, native_chunks, parse_selector, selector
-from scrubcheck.gateway.verdicts import GatewayVerdict as V
+from scrubcheck.gateway.verdicts import Action as A
+from scrubcheck.gateway.verdicts import ClientOutcome as O
 
 GATEWAYS_FILE = Path(__file__).parent / "data" / "gateways" / "broken_gateways.py"
 _spec = importlib.util.spec_from_file_location("broken_gateways", GATEWAYS_FILE)
@@ -79,13 +80,29 @@ def audit_through(behaviour, upstream, scenarios, **options):
         return audit(server.url, scenarios, AuditOptions(**options), upstream=upstream)
 
 
-def verdicts(result) -> dict[tuple[str, str], V]:
-    return {(r.scenario.id, r.shape.value): r.verdict for r in result.results}
-
-
-def pass_verdicts(result, mode: str) -> dict[tuple[str, str], V]:
-    return {(r.scenario.id, r.shape.value): next(p.verdict for p in r.passes if p.mode == mode)
+def verdicts(result) -> dict[tuple[str, str], tuple[A, O, O]]:
+    """(scenario, shape) -> (what the gateway did, raw client, scrubbing client)."""
+    return {(r.scenario.id, r.shape.value): (r.action, r.raw, r.scrubbed)
             for r in result.results}
+
+
+def actions(result) -> dict[tuple[str, str], A]:
+    return {key: found[0] for key, found in verdicts(result).items()}
+
+
+def pass_verdicts(result, mode: str) -> dict[tuple[str, str], tuple[A, O, O]]:
+    return {(r.scenario.id, r.shape.value): next((p.action, p.raw, p.scrubbed)
+                                                 for p in r.passes if p.mode == mode)
+            for r in result.results}
+
+
+def raw_when_passed_through(scenario, shape: str) -> O:
+    """What a raw-content client of a pass-through shows: the inline reasoning (LEAK), or
+    the empty tags of a scenario without reasoning (altered), or the answer (native)."""
+    if shape == "native":
+        return O.RIGHT
+    return O.LEAK if has_reasoning(scenario) else (
+        O.RIGHT if scenario.text == scenario.visible else O.ALTERED)
 
 
 def has_reasoning(scenario) -> bool:
@@ -102,9 +119,11 @@ def test_the_replay_server_itself_is_passed_through_everywhere(corpus, upstream)
         result = audit(server.url, chosen, AuditOptions(shapes=(Shape.INLINE,)),
                        upstream=upstream)
     assert len(result.results) == len(chosen) > 100
-    assert Counter(verdicts(result).values()) == {V.PASSED_THROUGH: len(chosen)}
-    assert result.headline() == (len(chosen), len(chosen))
-    assert result.exit_code() == 0 and result.problem is None
+    assert Counter(actions(result).values()) == {A.PASSED_THROUGH: len(chosen)}
+    assert result.headline() == (len(chosen), len(chosen))  # every scrubbing client right
+    raw = result.headline(client="raw")[0]
+    assert raw == sum(1 for s in chosen if s.text == s.visible) < len(chosen)
+    assert result.exit_code() == 1 and result.problem is None  # raw clients see reasoning
 
 
 @pytest.mark.slow
@@ -117,8 +136,10 @@ def test_full_corpus_through_the_replay_server(corpus, upstream, capsys):
     with running(ReplayServer(Catalog(corpus.scenarios))) as server:
         result = audit(server.url, corpus.scenarios, AuditOptions(timeout=300),
                        upstream=upstream)
-    wrong = [(r.scenario.id, r.verdict.value, r.passes[0].detail[:200])
-             for r in result.results if r.verdict is not V.PASSED_THROUGH or not r.right]
+    wrong = [(r.scenario.id, r.action.value, r.passes[0].detail[:200])
+             for r in result.results
+             if r.action is not A.PASSED_THROUGH or r.scrubbed is not O.RIGHT
+             or (r.shape is Shape.NATIVE and r.raw is not O.RIGHT)]
     assert not wrong, wrong[:10]
     assert len(result.results) == 2 * len(corpus.scenarios)
     with capsys.disabled():
@@ -128,9 +149,14 @@ def test_full_corpus_through_the_replay_server(corpus, upstream, capsys):
 
 def test_a_correct_pass_through_is_passed_through_in_both_shapes(upstream, scenarios):
     result = audit_through(gw.Behaviour(), upstream, scenarios)
-    assert set(verdicts(result).values()) == {V.PASSED_THROUGH}
+    for (ident, shape), found in verdicts(result).items():
+        scenario = next(s for s in scenarios if s.id == ident)
+        assert found == (A.PASSED_THROUGH, raw_when_passed_through(scenario, shape),
+                         O.RIGHT), (ident, shape)
     assert result.headline() == (2 * len(scenarios), 2 * len(scenarios))
-    assert result.exit_code() == 0
+    assert result.exit_code() == 1  # a raw-content client shows the inline reasoning
+    native = audit_through(gw.Behaviour(), upstream, scenarios, shapes=(Shape.NATIVE,))
+    assert native.exit_code() == 0 and native.headline(client="raw") == native.headline()
     assert result.upstream_requests >= 4 * len(scenarios)  # both shapes, streaming and not
     prefill = next(r for r in result.results
                    if r.scenario.id == "orphan-prefill-basic" and r.shape is Shape.INLINE)
@@ -140,13 +166,14 @@ def test_a_correct_pass_through_is_passed_through_in_both_shapes(upstream, scena
 
 def test_a_correct_splitter_splits_inline_and_keeps_native(upstream, scenarios):
     result = audit_through(gw.Splitter(), upstream, scenarios)
-    found = verdicts(result)
+    found = actions(result)
     for s in scenarios:
-        assert found[(s.id, "inline")] is (V.SPLIT if has_reasoning(s) else V.PASSED_THROUGH), \
+        assert found[(s.id, "inline")] is (A.SPLIT if has_reasoning(s) else A.PASSED_THROUGH), \
             (s.id, [p.detail for r in result.results if r.scenario.id == s.id
                     for p in r.passes])
-        assert found[(s.id, "native")] is V.PASSED_THROUGH, s.id
+        assert found[(s.id, "native")] is A.PASSED_THROUGH, s.id
     assert result.headline() == (2 * len(scenarios), 2 * len(scenarios))
+    assert result.headline(client="raw") == result.headline()
     assert result.exit_code() == 0
 
 
@@ -155,12 +182,12 @@ def test_merging_reasoning_into_content_is_a_leak_in_the_native_shape(upstream, 
     result = audit_through(gw.MergeReasoning(), upstream, scenarios)
     found = verdicts(result)
     for s in scenarios:
-        assert found[(s.id, "inline")] is V.PASSED_THROUGH, s.id  # nothing to merge
-        if has_reasoning(s):
-            assert found[(s.id, "native")] is V.LEAK, s.id
-    leak = next(r for r in result.results if r.verdict is V.LEAK)
-    assert all(p.verdict is V.LEAK for p in leak.passes)  # streaming and not
-    assert "structured channel" in leak.passes[0].detail
+        assert found[(s.id, "inline")][0] is A.PASSED_THROUGH, s.id  # nothing to merge
+        if has_reasoning(s):  # in <think> tags: a scrubbing client removes it, raw shows it
+            assert found[(s.id, "native")] == (A.MERGED_WITH_TAGS, O.LEAK, O.RIGHT), s.id
+    leak = next(r for r in result.results if r.action is A.MERGED_WITH_TAGS)
+    assert all(p.raw is O.LEAK for p in leak.passes)  # streaming and not
+    assert "reasoning field written into content" in leak.passes[0].detail
     assert leak.reproduce[0].startswith("scrubcheck gateway audit --gateway ")
     assert f"--id {leak.scenario.id}" in leak.reproduce[0]
     assert "--upstream native" in leak.reproduce[0]
@@ -170,51 +197,57 @@ def test_merging_reasoning_into_content_is_a_leak_in_the_native_shape(upstream, 
     assert result.exit_code() == 1
 
 
-def test_dropping_the_finish_chunk_is_altered(upstream, scenarios):
+def test_dropping_the_finish_chunk_changes_the_finish_and_loses_inline_answers(upstream,
+                                                                              scenarios):
+    """Without the finish chunk a client cannot recover an answer written inside an
+    unclosed block (the inline-answer convention needs finish_reason stop): LOSS."""
     result = audit_through(gw.DropLastEvent(), upstream, scenarios)
     stream = pass_verdicts(result, "stream")
     for s in scenarios:
         for shape in ("inline", "native"):
-            assert stream[(s.id, shape)] is V.ALTERED, (s.id, shape)
+            assert stream[(s.id, shape)][0] is A.FINISH_CHANGED, (s.id, shape)
+    assert stream[("inline-minimax-recovered-basic", "inline")][2] is O.LOSS
+    assert stream[("inline-minimax-recovered-basic", "native")][2] is O.RIGHT
+    assert stream[("blocks-two-blocks-answer-between", "inline")][2] is O.RIGHT
     detail = result.results[0].passes[0].detail
     assert "finish_reason stop arrived as none" in detail
-    assert pass_verdicts(result, "complete")[(scenarios[0].id, "inline")] is V.PASSED_THROUGH
+    assert pass_verdicts(result, "complete")[(scenarios[0].id, "inline")][0] is \
+        A.PASSED_THROUGH
     assert result.exit_code() == 1
 
 
 def test_dropping_the_last_content_chunk_is_a_loss(upstream, scenarios):
     result = audit_through(gw.DropLastContent(), upstream, scenarios)
     found = pass_verdicts(result, "stream")
-    assert found[("blocks-two-blocks-answer-between", "native")] is V.LOSS
-    assert found[("orphan-prefill-basic", "inline")] is V.LOSS
-    assert found[("orphan-prefill-basic", "native")] is V.LOSS
+    assert found[("blocks-two-blocks-answer-between", "native")] == (A.CUT, O.LOSS, O.LOSS)
+    assert found[("orphan-prefill-basic", "inline")][::2] == (A.CUT, O.LOSS)
+    assert found[("orphan-prefill-basic", "native")] == (A.CUT, O.LOSS, O.LOSS)
     assert result.exit_code() == 1
 
 
 def test_moving_half_a_split_tag_to_the_structured_channel_leaks(upstream, scenarios):
     result = audit_through(gw.SplitTagHalf(), upstream, scenarios)
     found = verdicts(result)
-    assert found[(SPLIT_OPEN, "inline")] is V.LEAK
+    assert found[(SPLIT_OPEN, "inline")] == (A.SPLIT, O.LEAK, O.LEAK)
     audited = next(r for r in result.results
                    if r.scenario.id == SPLIT_OPEN and r.shape is Shape.INLINE)
-    assert not audited.right
-    assert "reference scrubber does not remove" in audited.passes[0].detail
+    assert "shows reasoning" in audited.passes[0].scrubbed_detail
     # streams without a split open tag are untouched
-    others = {k: v for k, v in found.items() if k != (SPLIT_OPEN, "inline")}
-    assert set(others.values()) == {V.PASSED_THROUGH}
+    others = {k: v[0] for k, v in found.items() if k != (SPLIT_OPEN, "inline")}
+    assert set(others.values()) == {A.PASSED_THROUGH}
 
 
 def test_turning_length_into_stop_is_altered(upstream, scenarios):
     result = audit_through(gw.LengthToStop(), upstream, scenarios)
-    found = verdicts(result)
+    found = actions(result)
     for s in scenarios:
-        want = V.ALTERED if s.context.finish_reason == "length" else V.PASSED_THROUGH
+        want = A.FINISH_CHANGED if s.context.finish_reason == "length" else A.PASSED_THROUGH
         assert found[(s.id, "inline")] is want and found[(s.id, "native")] is want, s.id
     audited = next(r for r in result.results
                    if r.scenario.id == LENGTH_INLINE and r.shape is Shape.INLINE)
     assert "finish_reason length arrived as stop" in audited.passes[0].detail
     # the client recovers the "answer" of an unfinished block: it shows reasoning
-    assert not audited.right and "shows reasoning" in audited.passes[0].client
+    assert audited.scrubbed is O.LEAK and "shows reasoning" in audited.passes[0].scrubbed_detail
     assert result.exit_code() == 1
 
 
@@ -223,7 +256,7 @@ def test_a_hanging_gateway_is_an_error_and_bounded(upstream, scenarios):
     result = audit_through(gw.Hang(), upstream, scenarios[:2], timeout=1.0)
     assert time.monotonic() - began < 60
     for r in result.results:
-        assert r.verdict is V.ERROR
+        assert (r.action, r.raw, r.scrubbed) == (A.ERROR, O.ERROR, O.ERROR)
         assert all(p.capture.error.kind == "timeout" for p in r.passes)
     assert "no data within 1 s" in result.results[0].passes[0].detail
     assert result.exit_code() == 1  # the stream started: the gateway was reached
@@ -231,9 +264,9 @@ def test_a_hanging_gateway_is_an_error_and_bounded(upstream, scenarios):
 
 def test_http_500_on_some_scenarios_is_an_error_for_those_only(upstream, scenarios):
     result = audit_through(gw.Fail500("orphan"), upstream, scenarios)
-    for (ident, _), verdict in verdicts(result).items():
-        assert verdict is (V.ERROR if "orphan" in ident else V.PASSED_THROUGH), ident
-    failed = next(r for r in result.results if r.verdict is V.ERROR)
+    for (ident, _), action in actions(result).items():
+        assert action is (A.ERROR if "orphan" in ident else A.PASSED_THROUGH), ident
+    failed = next(r for r in result.results if r.action is A.ERROR)
     assert "HTTP 500" in failed.passes[0].detail
     assert "connection pool exhausted" in failed.passes[0].detail
     assert result.exit_code() == 1
@@ -242,7 +275,7 @@ def test_http_500_on_some_scenarios_is_an_error_for_those_only(upstream, scenari
 def test_invalid_json_in_a_chunk_is_an_error_per_scenario(upstream, scenarios):
     result = audit_through(gw.BadJsonChunk(), upstream, scenarios[:2], non_streaming=False)
     for r in result.results:
-        assert r.verdict is V.ERROR
+        assert r.action is A.ERROR and r.scrubbed is O.ERROR
         assert r.passes[0].capture.error.kind == "malformed"
         assert "malformed JSON" in r.passes[0].detail
     assert result.exit_code() == 1
@@ -252,9 +285,9 @@ def test_a_json_body_for_a_stream_is_an_error_naming_the_content_type(upstream, 
     result = audit_through(gw.JsonForStream(), upstream, scenarios[:2])
     for r in result.results:
         stream, complete = r.passes
-        assert stream.verdict is V.ERROR
+        assert stream.action is A.ERROR and stream.scrubbed is O.ERROR
         assert "application/json" in stream.detail and "text/event-stream" in stream.detail
-        assert complete.verdict is V.PASSED_THROUGH
+        assert complete.action is A.PASSED_THROUGH
     assert result.exit_code() == 1
 
 
@@ -301,7 +334,7 @@ def test_a_wrong_key_exits_2_and_the_key_is_written_nowhere(upstream, capsys, tm
         monkeypatch.setenv("AUDIT_TEST_KEY", SECRET)
         code, out2, err2, _ = cli_audit(capsys, server.url, "--key-env", "AUDIT_TEST_KEY",
                                         "--out", str(tmp_path / "right"))
-        assert code == 0, (out2, err2)
+        assert code == 1 and "result: FAIL" in out2, (out2, err2)  # it ran: raw clients leak
     assert closed(port)
     written = "".join(p.read_text("utf-8") for p in tmp_path.rglob("*") if p.is_file())
     assert "AUDIT_TEST_KEY" in written  # the variable is named in the commands …
@@ -314,7 +347,7 @@ def test_an_upstream_the_user_runs_is_checked_and_used(upstream, capsys, tmp_pat
     (or lacks the scenarios) is refused before anything is sent through the gateway."""
     with gateway(gw.Behaviour(), upstream) as server:
         code, out, err, port = cli_audit(capsys, server.url, "--upstream-url", upstream.url,
-                                         "--out", str(tmp_path))
+                                         "--upstream", "native", "--out", str(tmp_path))
         assert code == 0, (out, err)
         assert closed(port)  # nothing was started on --upstream-port
         data = json.loads((tmp_path / "audit.json").read_text("utf-8"))
@@ -356,19 +389,23 @@ def test_reports_are_complete_valid_and_keyless(upstream, scenarios, tmp_path):
     data = json.loads((tmp_path / names["json"]).read_text("utf-8"))
     validate_audit(data)
     assert data == json.loads(json.dumps(report_dict(result)))
-    assert data["counts"]["LEAK"] == result.counts()["LEAK"] > 0
-    assert data["headline"]["total"] == 2 * len(scenarios)
+    assert data["counts"]["raw"]["LEAK"] == result.counts()["raw"]["LEAK"] > 0
+    assert data["actions"]["merged-with-tags"] == result.actions()["merged-with-tags"] > 0
+    assert data["headline"]["scrubbed"]["total"] == 2 * len(scenarios)
     assert set(data["areas"]) == {s.area for s in scenarios}
-    leak = next(r for r in data["results"] if r["verdict"] == "LEAK")
+    leak = next(r for r in data["results"] if r["action"] == "merged-with-tags")
+    assert leak["clients"] == {"raw": "LEAK", "scrubbed": "right"}
     assert leak["reproduce"] and "<think>" in leak["passes"][0]["received"]["content"]
     md = (tmp_path / names["md"]).read_text("utf-8")
-    assert result.headline_text() in md and "## By area" in md and "### LEAK `" in md
+    assert result.headline_text() in md and "## By area" in md
+    assert "### merged-with-tags · raw LEAK · scrubbed right `" in md
+    assert "## What the gateway did" in md and "## Timing" in md and "p99" in md
     html = (tmp_path / names["html"]).read_text("utf-8")
     assert "Content-Security-Policy" in html and "<script" not in html
     assert "&lt;think&gt;" in html and "<think>" not in html
     root = ET.parse(tmp_path / names["junit"]).getroot()
     assert int(root.get("tests")) == 2 * len(scenarios)
-    assert int(root.get("failures")) == result.counts()["LEAK"]
+    assert int(root.get("failures")) == len(result.failures()) > 0
     captures = read_captures(tmp_path / names["captures"])
     assert captures and all(c.request["base_url"].startswith("http://127.0.0.1:")
                             for c in captures)
@@ -381,7 +418,12 @@ def test_the_json_schema_rejects_an_unknown_verdict(upstream, scenarios):
     result = audit_through(gw.Behaviour(), upstream, scenarios[:1], shapes=(Shape.INLINE,))
     data = json.loads(json.dumps(report_dict(result)))
     validate_audit(data)
-    data["results"][0]["verdict"] = "fine"
+    data["results"][0]["action"] = "fine"
+    with pytest.raises(jsonschema.ValidationError):
+        validate_audit(data)
+    data["results"][0]["action"] = "passed-through"
+    validate_audit(data)
+    data["results"][0]["clients"]["raw"] = "ok"
     with pytest.raises(jsonschema.ValidationError):
         validate_audit(data)
 
@@ -396,7 +438,7 @@ def test_route_templates_name_the_scenario_in_the_model_a_field_or_a_header(upst
                          "model=fixed header:x-scrubcheck-scenario={id}"):
             result = audit(server.url, scenarios[:2],
                            AuditOptions(route=Route.parse(template)), upstream=upstream)
-            assert set(verdicts(result).values()) == {V.PASSED_THROUGH}, template
+            assert set(actions(result).values()) == {A.PASSED_THROUGH}, template
 
 
 def test_route_parsing():
@@ -442,8 +484,8 @@ def test_native_shape_is_the_answer_plus_the_removed_reasoning(corpus):
             sorted(stream.reasoning_deltas) == sorted(r for r in scenario.reasoning
                                                       if r.strip()), scenario.id
         judged = judge(expect, sent(scenario, Shape.NATIVE), stream)
-        assert judged.verdict is V.PASSED_THROUGH and judged.client.right, \
-            (scenario.id, judged.detail, judged.client.detail)
+        assert judged.action is A.PASSED_THROUGH and judged.outcomes == (O.RIGHT, O.RIGHT), \
+            (scenario.id, judged.detail, judged.scrubbed.detail)
         checked += 1
     assert checked > 300
 

@@ -474,22 +474,30 @@ def test_gateway_audit_starts_litellm_audits_it_and_stops_it(tmp_path, capsys):
     out = capsys.readouterr().out
     assert code == 1, out
     report = json.loads((tmp_path / "litellm-proxy-plain.json").read_text(encoding="utf-8"))
-    verdicts = {(r["id"], r["shape"]): (r["verdict"], [p["verdict"] for p in r["passes"]])
-                for r in report["results"]}
-    assert verdicts == {
-        # a leading block moved out of a non-streamed answer, a later one left in content
-        (TWO_BLOCKS, "inline"): ("altered", ["passed-through", "altered"]),
-        (TWO_BLOCKS, "native"): ("passed-through", ["passed-through", "passed-through"]),
-        (SPLIT_CLOSE, "inline"): ("passed-through", ["passed-through", "split"]),
-        (SPLIT_CLOSE, "native"): ("passed-through", ["passed-through", "passed-through"]),
-        # no finish_reason upstream arrives as stop, streamed or not
-        ("inline-finish-null-not-recovered", "inline"): ("altered", ["altered", "altered"]),
-        ("inline-finish-null-not-recovered", "native"): ("altered", ["altered", "altered"]),
+    passes = {(r["id"], r["shape"]): [(p["action"], p["clients"]["raw"]["outcome"],
+                                        p["clients"]["scrubbed"]["outcome"])
+                                       for p in r["passes"]] for r in report["results"]}
+    fine = ("passed-through", "right", "right")
+    assert passes == {  # per shape: [streamed, not streamed]
+        # a leading block split out of a non-streamed answer, a later one left in content
+        (TWO_BLOCKS, "inline"): [("passed-through", "LEAK", "right"), ("split", "LEAK", "right")],
+        (TWO_BLOCKS, "native"): [fine, fine],
+        (SPLIT_CLOSE, "inline"): [("passed-through", "LEAK", "right"), ("split", "right", "right")],
+        (SPLIT_CLOSE, "native"): [fine, fine],
+        # no finish_reason upstream arrives as stop, streamed or not: the scrubbing client
+        # then recovers the unclosed block as the answer
+        ("inline-finish-null-not-recovered", "inline"): [("finish-changed", "LEAK", "LEAK")] * 2,
+        ("inline-finish-null-not-recovered", "native"): [("finish-changed", "right",
+                                                          "right")] * 2,
     }
     assert report["label"] == "litellm-proxy:plain (LiteLLM proxy 1.108.7)"
-    assert all(r["reproduce"] == [f"scrubcheck gateway audit --gateway-name litellm-proxy:plain "
-                                  f"--upstream {r['shape']} --id {r['id']}"]
-               for r in report["results"])
+    for r in report["results"]:
+        failed = {p["mode"] for p in r["passes"] if set(p["clients"][c]["outcome"]
+                                                        for c in ("raw", "scrubbed")) != {"right"}}
+        assert r["reproduce"] == ([] if not failed else [
+            f"scrubcheck gateway audit --gateway-name litellm-proxy:plain --upstream "
+            f"{r['shape']} --id {r['id']} --upstream-port 0"
+            + (" --stream-only" if failed == {"stream"} else "")]), r["id"]
     assert "sk-scrubcheck-" not in (tmp_path / "litellm-proxy-plain.json").read_text("utf-8")
     assert not settle(lambda: gateway_pids(manifest) - before, until_empty=True)
 
@@ -505,8 +513,12 @@ def test_gateway_audit_of_portkey_errs_on_every_stream(tmp_path, capsys):
     capsys.readouterr()
     assert code == 1
     report = json.loads((tmp_path / "portkey-openai.json").read_text(encoding="utf-8"))
-    passes = {(r["shape"], p["mode"]): p["verdict"] for r in report["results"]
-              for p in r["passes"]}
-    assert passes == {("inline", "stream"): "ERROR", ("inline", "complete"): "passed-through",
-                      ("native", "stream"): "ERROR", ("native", "complete"): "passed-through"}
+    passes = {(r["shape"], p["mode"]): (p["action"], p["clients"]["scrubbed"]["outcome"])
+              for r in report["results"] for p in r["passes"]}
+    assert passes == {("inline", "stream"): ("error", "ERROR"),
+                      ("inline", "complete"): ("passed-through", "right"),
+                      ("native", "stream"): ("error", "ERROR"),
+                      ("native", "complete"): ("passed-through", "right")}
+    assert report["route"] == ("model={id} header:x-portkey-provider=[redacted] "
+                               "header:x-portkey-custom-host=[redacted]")
     assert not settle(lambda: gateway_pids(manifest) - before, until_empty=True)

@@ -20,7 +20,7 @@ from scrubcheck.checks.registry import (
     is_leak,
 )
 from scrubcheck.evidence import Evidence
-from scrubcheck.gateway.verdicts import GatewayVerdict
+from scrubcheck.gateway.verdicts import ClientOutcome
 from scrubcheck.hunt.selftest import LEAK
 from scrubcheck.hunt.target import _RAISERS
 from scrubcheck.hunt.violation import HARNESS_PROPERTIES, PROPERTIES, PropertyFailure
@@ -99,6 +99,6 @@ def test_the_runner_orders_a_scenario_s_failures_by_the_registry():
 def test_one_verdict_vocabulary():
     assert {o.value for o in Outcome} <= set(Verdict)
     assert set(VERDICTS) <= set(Verdict)
-    shared = {GatewayVerdict.LEAK, GatewayVerdict.LOSS, GatewayVerdict.ERROR}
+    shared = {ClientOutcome.LEAK, ClientOutcome.LOSS, ClientOutcome.ERROR}
     assert {v.value for v in shared} <= set(Verdict)
     assert BY_NAME[Check.LEAK].leak and Verdict.CORPUS_ERROR == "CORPUS ERROR"

@@ -12,10 +12,11 @@
 Exit codes: record 0, or 1 when a stream failed (the capture is written
 anyway); check 1 when any scrubber leaks; import 1 when the scenario does not
 lint, 2 when a capture is incomplete (failed, or cut without a finish) and
-nothing is written unless --skip-failed; audit as `run`: 0 when every stream
-was split or passed through, 1 on any LEAK, LOSS, altered or ERROR, 2 when
-nothing can run (unreachable gateway, refused key, every request failing),
-130 on Ctrl-C; 2 on usage errors everywhere.
+nothing is written unless --skip-failed; audit as `run`: 0 when every client
+(one showing content raw, one running a SPEC-conformant scrubber) shows the
+right answer on every stream, 1 when one sees a LEAK, LOSS, altered answer or
+ERROR, 2 when nothing can run (unreachable gateway, refused key, every request
+failing), 130 on Ctrl-C; 2 on usage errors everywhere.
 """
 
 from __future__ import annotations
@@ -185,6 +186,7 @@ def _check_arguments(p: argparse.ArgumentParser) -> None:
     add_scrubber_option(p, "a scrubber to run on the captures (default: reference; "
                            "installed peers are added)", repeatable=True)
     p.add_argument("--no-peers", action="store_true", help="do not add installed peers")
+    add_corpus_option(p)
 
 
 def _load_all(paths: list[Path]) -> list[tuple[str, Capture]] | str:
@@ -200,6 +202,7 @@ def _load_all(paths: list[Path]) -> list[tuple[str, Capture]] | str:
 
 
 def _check(args: argparse.Namespace) -> int:
+    from scrubcheck.gateway.check_audited import audited_expectation, judge_audited
     from scrubcheck.gateway.check_text import render_capture
     from scrubcheck.gateway.classify import analyse
     from scrubcheck.gateway.scrubbers import scrubber_specs
@@ -208,11 +211,21 @@ def _check(args: argparse.Namespace) -> int:
     loaded = _load_all(args.captures)
     if isinstance(loaded, str):
         return _usage(loaded)
+    scenarios: dict[str, Any] | None = None
+    if any(c.audit is not None for _, c in loaded):  # an audit's captures: its scenarios
+        corpus = _corpus(args)
+        if isinstance(corpus, int):
+            return corpus
+        scenarios = {s.id: s for s in corpus.scenarios}
     specs, peers_note = scrubber_specs(args.scrubber, with_peers=not args.no_peers)
     leaking: dict[str, list[str]] = {}
     for label, capture in loaded:
         analysis = analyse(capture)
-        verdicts = judge_all(capture, analysis, specs)
+        audited = audited_expectation(capture, scenarios or {})
+        if isinstance(audited, str):
+            return _usage(f"{label}: capture {capture.name!r}: {audited}")
+        verdicts = (judge_all(capture, analysis, specs) if audited is None
+                    else judge_audited(capture, *audited, specs))
         print(render_capture(label, capture, analysis, verdicts))
         print()
         for v in verdicts:
@@ -360,9 +373,13 @@ def _audit_arguments(p: argparse.ArgumentParser) -> None:
                         "written to reports, captures or messages")
     p.add_argument("--route", default="model={id}", metavar="TEMPLATE",
                    help="how a request names the scenario: space-separated terms model=V, "
-                        "body.FIELD=V, header:NAME=V, where {id} is the scenario's upstream "
-                        "name (default model={id}; e.g. model=scrubcheck/{id}, "
-                        "'model=replay body.scenario={id}')")
+                        "body.FIELD=V, header:NAME=V, header:NAME=$VAR (the value from the "
+                        "environment), where {id} is the scenario's upstream name (default "
+                        "model={id}; e.g. model=scrubcheck/{id}, "
+                        "'model=replay body.scenario={id}'); quote a value with spaces")
+    p.add_argument("--header-env", action="append", default=[], metavar="NAME=VAR",
+                   help="send header NAME with the value of environment variable VAR on "
+                        "every request (repeatable); reports show $VAR, never the value")
     p.add_argument("--upstream", choices=("inline", "native", "both"), default="both",
                    help="how the upstream sends reasoning: inline in content, natively on "
                         "reasoning_content, or each scenario both ways (default both)")
@@ -376,6 +393,12 @@ def _audit_arguments(p: argparse.ArgumentParser) -> None:
     add_jobs_option(p, "requests in flight at once", default=2)
     add_timeout_option(p, 60.0, "give up on a request when no data arrives for S seconds "
                        "(default 60)")
+    p.add_argument("--request-timeout", type=float, default=300.0, metavar="S",
+                   help="wall-clock seconds a whole request may take, keep-alive comments "
+                        "and trickled bytes included (default 300)")
+    p.add_argument("--slow", type=float, default=10.0, metavar="S",
+                   help="a request that finished but took longer than S seconds is counted "
+                        "as slow in the timing column (default 10)")
     p.add_argument("--stream-only", action="store_true",
                    help="skip the non-streaming request for each scenario")
     p.add_argument("--label", metavar="NAME", help="the gateway's name in the reports")
@@ -392,8 +415,17 @@ def _audit(args: argparse.Namespace) -> int:
 
     if args.jobs < 1:
         return _usage("--jobs must be at least 1")
-    if args.timeout <= 0:
-        return _usage("--timeout must be positive")
+    for flag, value in (("--timeout", args.timeout),
+                        ("--request-timeout", args.request_timeout), ("--slow", args.slow)):
+        if not value > 0:
+            return _usage(f"{flag} must be positive")
+    if not 0 <= args.upstream_port <= 65535:
+        return _usage(f"--upstream-port {args.upstream_port} is not a TCP port (0 to 65535; "
+                      "0 picks a free one)")
+    for flag, url in (("--gateway", args.gateway), ("--upstream-url", args.upstream_url)):
+        problem = None if url is None else _url_problem(url)
+        if problem is not None:
+            return _usage(f"{flag} {url!r}: {problem}")
     try:
         options = _audit_options(args)
         corpus = _corpus(args)
@@ -421,6 +453,33 @@ class _AuditUsage(Exception):
     """A usage error found while preparing or starting an audit: exit 2 with its text."""
 
 
+def _url_problem(url: str) -> str | None:
+    """Why `url` is no base URL a client can be given (None: it is one): without a
+    scheme, `localhost:4999` parses as scheme `localhost`, and every request fails as
+    if the connection broke."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 (raises ValueError for a port out of range)
+    except ValueError as exc:
+        return f"not a URL ({exc})"
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return "not an http:// or https:// URL with a host (e.g. http://127.0.0.1:4000/v1)"
+    return None
+
+
+def _header_env(values: list[str]) -> dict[str, str]:
+    """--header-env NAME=VAR terms as {NAME: VAR}."""
+    table: dict[str, str] = {}
+    for value in values:
+        name, sep, variable = value.partition("=")
+        if not sep or not name or not variable:
+            raise _AuditUsage(f"--header-env {value!r} is not NAME=VAR")
+        table[name] = variable.removeprefix("$")
+    return table
+
+
 def _audit_options(args: argparse.Namespace) -> AuditOptions:
     """The audit's settings from the command line: route, key (never printed), shapes."""
     from scrubcheck.gateway.audit import AuditOptions
@@ -429,7 +488,7 @@ def _audit_options(args: argparse.Namespace) -> AuditOptions:
     from scrubcheck.gateway.upstream import Shape
 
     try:
-        route = Route.parse(args.route)
+        route = Route.parse(args.route, header_env=_header_env(args.header_env))
         key, key_note = api_key(args.key_env)
     except (RouteError, MissingKey) as exc:
         raise _AuditUsage(str(exc)) from exc
@@ -439,7 +498,9 @@ def _audit_options(args: argparse.Namespace) -> AuditOptions:
     return AuditOptions(
         route=route, shapes=shapes, api_key=key,
         key_env=args.key_env or (DEFAULT_KEY_ENV if key else None), jobs=args.jobs,
-        timeout=args.timeout, non_streaming=not args.stream_only, label=args.label)
+        timeout=args.timeout, budget=args.request_timeout, slow=args.slow,
+        non_streaming=not args.stream_only, label=args.label,
+        corpus=tuple(str(p) for p in args.corpus or ()))
 
 
 def _audit_scenarios(args: argparse.Namespace, corpus: Corpus) -> list[Scenario]:
@@ -448,13 +509,28 @@ def _audit_scenarios(args: argparse.Namespace, corpus: Corpus) -> list[Scenario]
 
     scenarios = select(corpus.scenarios, areas=args.area, rules=args.rule,
                        features=args.feature, ids=args.id)
+    given = {flag: values for flag, values in (("--area", args.area), ("--rule", args.rule),
+                                               ("--feature", args.feature), ("--id", args.id))
+             if values}
     if not scenarios:
-        raise _AuditUsage(f"no scenario matches the selection ({len(corpus.scenarios)} loaded)")
+        each = "; ".join(
+            f"{flag} {' '.join(values)} alone: "
+            f"{len(select(corpus.scenarios, **{_FILTERS[flag]: values}))}"
+            for flag, values in given.items())
+        raise _AuditUsage(
+            f"no scenario matches the selection ({len(corpus.scenarios)} loaded"
+            + (f"; the filters intersect, and {each} match" if len(given) > 1 else "") + ")")
+    if len(given) > 1:
+        print(f"selection: {len(scenarios)} scenarios match every one of "
+              f"{', '.join(given)} (the filters intersect)", file=sys.stderr)
     if args.shard is not None:
         selected, scenarios = len(scenarios), args.shard.pick(scenarios)
         print(f"shard {args.shard}: {len(scenarios)} of the {selected} selected scenarios",
               file=sys.stderr)
     return scenarios
+
+
+_FILTERS = {"--area": "areas", "--rule": "rules", "--feature": "features", "--id": "ids"}
 
 
 def _audit_upstream(stack: ExitStack, args: argparse.Namespace, corpus: Corpus,
@@ -535,11 +611,12 @@ class _AuditProgress:
 
     def __call__(self, audited) -> None:
         self.finished += 1
-        self.failed += audited.verdict.failed
+        self.failed += audited.failed
         if self.bar is not None:
             self.bar.update(1)
-            if audited.verdict.failed:
-                self.bar.set_postfix_str(f"{audited.verdict.value}: {audited.name}"[:40])
+            if audited.failed:
+                self.bar.set_postfix_str(f"{audited.scrubbed.value}/{audited.raw.value}: "
+                                         f"{audited.name}"[:40])
             return
         step = 10 * self.finished // max(self.total, 1)
         if step > self.step:

@@ -39,7 +39,7 @@ from typing import Any
 from openai.types.chat import ChatCompletionMessageParam
 
 from scrubcheck import __version__
-from scrubcheck.gateway.capture import Capture
+from scrubcheck.gateway.capture import AUDIT_KEY, Capture
 from scrubcheck.gateway.classify import needs_for
 from scrubcheck.gateway.compare import Expectation, Judgement, expectation, judge, sent
 from scrubcheck.gateway.recorder import Recorder, public_url
@@ -48,7 +48,17 @@ from scrubcheck.gateway.route import DEFAULT as DEFAULT_ROUTE
 from scrubcheck.gateway.route import Route
 from scrubcheck.gateway.server import LOOPBACK, ReplayServer, running
 from scrubcheck.gateway.upstream import Shape, selector, shape_context
-from scrubcheck.gateway.verdicts import GATEWAY_ORDER, GatewayVerdict, worst
+from scrubcheck.gateway.verdicts import (
+    ACTION_ORDER,
+    OUTCOME_ORDER,
+    RAW,
+    SCRUBBED,
+    Action,
+    ClientOutcome,
+    worst_action,
+    worst_outcome,
+)
+from scrubcheck.gateway.wire import context_header
 from scrubcheck.model import Scenario
 from scrubcheck.results import Verdict, exit_verdict
 from scrubcheck.spec import SPEC_VERSION
@@ -67,9 +77,12 @@ class AuditOptions:
     api_key: str | None = None
     key_env: str | None = None  # named in reproduction commands; the key never is
     jobs: int = 2
-    timeout: float = 60.0
+    timeout: float = 60.0  # seconds without a byte before a request is given up
+    budget: float | None = 300.0  # wall-clock seconds a whole request may take
+    slow: float = 10.0  # a finished request that took longer is counted as slow
     non_streaming: bool = True  # also ask for each stream without streaming
     label: str | None = None  # what the reports call the gateway (default: its URL)
+    corpus: tuple[str, ...] = ()  # --corpus paths, repeated in reproduction commands
 
 
 @dataclass
@@ -79,22 +92,33 @@ class PassResult:
     receives hundreds of thousands of chunks."""
 
     mode: str  # stream | complete
-    verdict: GatewayVerdict
+    action: Action  # what the gateway did
     detail: str
     notes: list[str]
-    right: bool  # a client with the reference scrubber shows the right answer
-    client: str  # what that client shows ("shows …")
+    raw: ClientOutcome  # what a client showing content raw sees
+    raw_detail: str
+    scrubbed: ClientOutcome  # what a client with a SPEC-conformant scrubber sees
+    scrubbed_detail: str
     received: dict[str, Any]  # what arrived, in numbers (see `received`)
     capture: Capture | None = None
 
     @classmethod
     def of(cls, mode: str, judgement: Judgement, capture: Capture) -> PassResult:
-        client = judgement.client
-        failed = judgement.verdict.failed
-        return cls(mode, judgement.verdict, judgement.detail, judgement.notes,
-                   client is not None and client.right,
-                   "shows nothing: the request failed" if client is None else client.detail,
+        """The pass of `judgement`; the received text and capture are kept when a client
+        fails on something the gateway did (a raw client's leak of inline reasoning passed
+        through as sent is the upstream's stream, known from the scenario)."""
+        raw, scrubbed = judgement.outcomes
+        failed = scrubbed.failed or (raw.failed and judgement.action not in (
+            Action.PASSED_THROUGH, Action.RECHUNKED))
+        none = "shows nothing: the request failed"
+        return cls(mode, judgement.action, judgement.detail, judgement.notes,
+                   raw, judgement.raw.detail if judgement.raw else none,
+                   scrubbed, judgement.scrubbed.detail if judgement.scrubbed else none,
                    received(capture, with_text=failed), capture if failed else None)
+
+    @property
+    def failed(self) -> bool:
+        return self.raw.failed or self.scrubbed.failed
 
     @property
     def unreached(self) -> bool:
@@ -103,8 +127,11 @@ class PassResult:
         return self.received["error"] is not None and not self.received["chunks"]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"mode": self.mode, "verdict": self.verdict.value, "detail": self.detail,
-                "notes": self.notes, "right": self.right, "client": self.client,
+        return {"mode": self.mode, "action": self.action.value, "detail": self.detail,
+                "notes": self.notes,
+                "clients": {RAW: {"outcome": self.raw.value, "detail": self.raw_detail},
+                            SCRUBBED: {"outcome": self.scrubbed.value,
+                                       "detail": self.scrubbed_detail}},
                 "received": self.received}
 
 
@@ -129,8 +156,9 @@ def received(capture: Capture, *, with_text: bool) -> dict[str, Any]:
 
 @dataclass
 class ScenarioAudit:
-    """A scenario in one shape: the verdict of each pass, the worst of them, what a
-    client needs when the gateway passes the stream through, and how to reproduce it."""
+    """A scenario in one shape: each pass, what the gateway did (the most telling action
+    of the passes), what each kind of client sees (the worst outcome of the passes), what
+    a client needs when the gateway passes the stream through, and how to reproduce it."""
 
     scenario: Scenario
     shape: Shape
@@ -140,19 +168,53 @@ class ScenarioAudit:
     reproduce: list[str] = field(default_factory=list)
 
     @property
-    def verdict(self) -> GatewayVerdict:
-        return worst([p.verdict for p in self.passes])
+    def action(self) -> Action:
+        return worst_action([p.action for p in self.passes])
 
     @property
-    def right(self) -> bool:
-        return all(p.right for p in self.passes)
+    def raw(self) -> ClientOutcome:
+        return worst_outcome([p.raw for p in self.passes])
 
-    def to_dict(self) -> dict[str, Any]:
+    @property
+    def scrubbed(self) -> ClientOutcome:
+        return worst_outcome([p.scrubbed for p in self.passes])
+
+    @property
+    def failed(self) -> bool:
+        """Some client does not show the right answer on some pass."""
+        return self.raw.failed or self.scrubbed.failed
+
+    @property
+    def worst_pass(self) -> PassResult:
+        """The pass to name first: the scrubbing client's worst, then the raw client's."""
+        return min(self.passes, key=lambda p: (OUTCOME_ORDER.index(p.scrubbed),
+                                               OUTCOME_ORDER.index(p.raw)))
+
+    def seconds(self) -> list[float]:
+        return [p.received["duration_s"] for p in self.passes]
+
+    def slow(self, threshold: float) -> bool:
+        """A request that finished (no error) but took longer than `threshold` seconds."""
+        return any(p.received["error"] is None and p.received["duration_s"] > threshold
+                   for p in self.passes)
+
+    def to_dict(self, slow: float) -> dict[str, Any]:
         s = self.scenario
         return {"id": s.id, "area": s.area, "file": s.file, "line": s.line,
                 "rules": list(s.rules), "shape": self.shape.value, "name": self.name,
-                "verdict": self.verdict.value, "right": self.right, "needs": self.needs,
+                "action": self.action.value,
+                "clients": {RAW: self.raw.value, SCRUBBED: self.scrubbed.value},
+                "slow": self.slow(slow), "needs": self.needs,
                 "passes": [p.to_dict() for p in self.passes], "reproduce": self.reproduce}
+
+
+def percentile(values: list[float], share: float) -> float:
+    """The nearest-rank percentile (`share` in 0..1) of `values` (0 when empty)."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    rank = max(1, -(-int(share * 1000) * len(ordered) // 1000))
+    return ordered[min(rank, len(ordered)) - 1]
 
 
 @dataclass
@@ -170,46 +232,81 @@ class AuditResult:
     problem: str | None = None  # why nothing could run
     interrupted: bool = False
     upstream_requests: int | None = None  # requests the replay server saw (when ours)
+    upstream_port: int | None = None  # the port of the replay server the audit started
     scrubcheck_version: str = __version__
     spec_version: str = SPEC_VERSION
 
-    def counts(self, shape: Shape | None = None) -> dict[str, int]:
-        """Scenarios per verdict, every verdict present, worst first."""
-        found = Counter(r.verdict for r in self.results if shape is None or r.shape is shape)
-        return {v.value: found.get(v, 0) for v in GATEWAY_ORDER}
+    def _chosen(self, shape: Shape | None) -> list[ScenarioAudit]:
+        return [r for r in self.results if shape is None or r.shape is shape]
 
-    def area_counts(self) -> dict[str, dict[str, dict[str, int]]]:
-        """area -> shape -> verdict -> scenarios."""
-        table: dict[str, dict[str, Counter]] = {}
+    def actions(self, shape: Shape | None = None) -> dict[str, int]:
+        """Scenarios per gateway action, every action present, most telling first."""
+        found = Counter(r.action for r in self._chosen(shape))
+        return {a.value: found.get(a, 0) for a in ACTION_ORDER}
+
+    def counts(self, shape: Shape | None = None) -> dict[str, dict[str, int]]:
+        """client -> outcome -> scenarios, every outcome present, worst first."""
+        chosen = self._chosen(shape)
+        table = {}
+        for client in (RAW, SCRUBBED):
+            found = Counter(getattr(r, client) for r in chosen)
+            table[client] = {o.value: found.get(o, 0) for o in OUTCOME_ORDER}
+        return table
+
+    def area_counts(self) -> dict[str, dict[str, dict[str, dict[str, int]]]]:
+        """area -> shape -> client -> outcome -> scenarios."""
+        table: dict[str, dict[str, dict[str, Counter]]] = {}
         for r in self.results:
-            table.setdefault(r.scenario.area, {}).setdefault(r.shape.value, Counter())[
-                r.verdict] += 1
-        return {area: {shape: {v.value: c.get(v, 0) for v in GATEWAY_ORDER}
-                       for shape, c in shapes.items()} for area, shapes in table.items()}
+            by_client = table.setdefault(r.scenario.area, {}).setdefault(
+                r.shape.value, {RAW: Counter(), SCRUBBED: Counter()})
+            by_client[RAW][r.raw] += 1
+            by_client[SCRUBBED][r.scrubbed] += 1
+        return {area: {shape: {client: {o.value: c.get(o, 0) for o in OUTCOME_ORDER}
+                               for client, c in clients.items()}
+                       for shape, clients in shapes.items()}
+                for area, shapes in table.items()}
 
-    def headline(self, shape: Shape | None = None) -> tuple[int, int]:
-        """(right, total): scenarios whose client shows the right answer."""
-        chosen = [r for r in self.results if shape is None or r.shape is shape]
-        return sum(1 for r in chosen if r.right), len(chosen)
+    def headline(self, shape: Shape | None = None,
+                 client: str = SCRUBBED) -> tuple[int, int]:
+        """(right, total): scenarios whose `client` shows the right answer on every pass."""
+        chosen = self._chosen(shape)
+        return sum(1 for r in chosen if getattr(r, client) is ClientOutcome.RIGHT), \
+            len(chosen)
 
     def headline_text(self) -> str:
-        right, total = self.headline()
-        parts = [f"{s.value}: {self.headline(s)[0]} of {self.headline(s)[1]}"
-                 for s in self.shapes]
-        return (f"a client of this gateway, with the reference scrubber and the context it "
-                f"can know, shows the right answer in {right} of {total} scenarios"
-                + (f" ({'; '.join(parts)})" if len(self.shapes) > 1 else ""))
+        def of(client: str) -> str:
+            right, total = self.headline(client=client)
+            parts = [f"{s.value}: {self.headline(s, client)[0]} of {self.headline(s, client)[1]}"
+                     for s in self.shapes]
+            return f"{right} of {total}" + (f" ({'; '.join(parts)})" if len(self.shapes) > 1
+                                           else "")
+
+        return (f"a client of this gateway that runs a SPEC-conformant scrubber with the "
+                f"context it can know shows the right answer in {of(SCRUBBED)} scenario "
+                f"streams; a client that shows content raw, in {of(RAW)}")
+
+    def timing(self) -> dict[str, Any]:
+        """Per-request time: p50 and p99, and the scenario streams with a request that
+        finished but took longer than the `slow` setting."""
+        seconds = [t for r in self.results for t in r.seconds()]
+        threshold = self.settings.get("slow_s") or 0.0
+        return {"requests": len(seconds), "p50_s": round(percentile(seconds, 0.5), 3),
+                "p99_s": round(percentile(seconds, 0.99), 3),
+                "max_s": round(max(seconds, default=0.0), 3), "slow_s": threshold,
+                "slow": sum(1 for r in self.results if r.slow(threshold))}
 
     def failures(self) -> list[ScenarioAudit]:
-        """The failing scenarios, worst verdict first, in corpus order within one."""
-        failing = [r for r in self.results if r.verdict.failed]
-        return sorted(failing, key=lambda r: GATEWAY_ORDER.index(r.verdict))
+        """The failing scenarios: the scrubbing client's worst outcome first, then the raw
+        client's, in corpus order within one."""
+        failing = [r for r in self.results if r.failed]
+        return sorted(failing, key=lambda r: (OUTCOME_ORDER.index(r.scrubbed),
+                                              OUTCOME_ORDER.index(r.raw)))
 
     def needs_summary(self) -> dict[str, list[str]]:
         """Context a client needs -> the passed-through scenarios (`ID [shape]`) needing it."""
         table: dict[str, list[str]] = {}
         for r in self.results:
-            if r.verdict is GatewayVerdict.PASSED_THROUGH:
+            if r.action in (Action.PASSED_THROUGH, Action.RECHUNKED):
                 for need in r.needs:
                     table.setdefault(need, []).append(f"{r.scenario.id} [{r.shape.value}]")
         return table
@@ -219,7 +316,7 @@ class AuditResult:
             return 2
         if self.interrupted:
             return 130
-        return 1 if any(r.verdict.failed for r in self.results) else 0
+        return 1 if any(r.failed for r in self.results) else 0
 
     def run_verdict(self) -> Verdict:
         """The audit's word for its exit code (the run's vocabulary, and NOTHING RAN
@@ -227,7 +324,14 @@ class AuditResult:
         return exit_verdict(self.exit_code(), nothing_judged=Verdict.NOTHING_RAN)
 
     def to_dict(self) -> dict[str, Any]:
-        right, total = self.headline()
+        def rights(client: str) -> dict[str, Any]:
+            right, total = self.headline(client=client)
+            return {"right": right, "total": total,
+                    "by_shape": {s.value: dict(zip(("right", "total"),
+                                                   self.headline(s, client), strict=True))
+                                 for s in self.shapes}}
+
+        slow = self.settings.get("slow_s") or 0.0
         return {
             "gateway": self.gateway, "label": self.label, "upstream": self.upstream,
             "route": self.route, "shapes": [s.value for s in self.shapes],
@@ -236,13 +340,15 @@ class AuditResult:
             "duration_s": round(self.duration_s, 3), "exit_code": self.exit_code(),
             "problem": self.problem, "interrupted": self.interrupted,
             "upstream_requests": self.upstream_requests,
-            "headline": {"text": self.headline_text(), "right": right, "total": total,
-                         "by_shape": {s.value: dict(zip(("right", "total"), self.headline(s),
-                                                        strict=True)) for s in self.shapes}},
+            "headline": {"text": self.headline_text(), RAW: rights(RAW),
+                         SCRUBBED: rights(SCRUBBED)},
+            "actions": self.actions(),
+            "actions_by_shape": {s.value: self.actions(s) for s in self.shapes},
             "counts": self.counts(),
             "counts_by_shape": {s.value: self.counts(s) for s in self.shapes},
+            "timing": self.timing(),
             "areas": self.area_counts(), "needs": self.needs_summary(),
-            "results": [r.to_dict() for r in self.results],
+            "results": [r.to_dict(slow) for r in self.results],
             "not_run": [{"id": i, "shape": s} for i, s in self.not_run],
         }
 
@@ -290,7 +396,8 @@ class _Recorders:
         recorder = getattr(self._local, "recorder", None)
         if recorder is None:
             recorder = Recorder(self._gateway, api_key=self._options.api_key,
-                                timeout=self._options.timeout)
+                                timeout=self._options.timeout, budget=self._options.budget,
+                                secrets=self._options.route.secrets)
             self._local.recorder = recorder
             with self._lock:
                 self._all.append(recorder)
@@ -315,15 +422,23 @@ def audit(gateway: str, scenarios: list[Scenario], options: AuditOptions | None 
         upstream=public_url(upstream_url) if upstream_url else None,
         route=options.route.text, shapes=tuple(options.shapes),
         settings={"jobs": options.jobs, "timeout_s": options.timeout,
+                  "request_timeout_s": options.budget, "slow_s": options.slow,
                   "non_streaming": options.non_streaming, "key_env": options.key_env},
-        started_at=datetime.now(UTC).isoformat(timespec="seconds"))
+        started_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        upstream_port=upstream.server_address[1] if isinstance(upstream, ReplayServer)
+        else None)
     began = time.monotonic()
     recorders = _Recorders(gateway, options)
     try:
         if scenarios and options.shapes:
-            result.problem = _probe(recorders.get(), (scenarios[0], options.shapes[0]),
-                                    options, result.gateway)
-        if result.problem is None:
+            try:
+                result.problem = _probe(recorders.get(), (scenarios[0], options.shapes[0]),
+                                        options, result.gateway)
+            except KeyboardInterrupt:  # before anything ran: every stream is not run
+                result.interrupted = True
+                result.not_run = [(s.id, shape.value) for s in scenarios
+                                  for shape in options.shapes]
+        if result.problem is None and not result.interrupted:
             _run(scenarios, options, recorders, result, progress)
     finally:
         recorders.close()
@@ -360,8 +475,11 @@ def _nothing_ran(result: AuditResult) -> str:
     messages = Counter(p.received["error"]["message"] for r in result.results
                        for p in r.passes if p.received["error"] is not None)
     common, count = messages.most_common(1)[0]
+    total = sum(messages.values())
     text = (f"nothing could run: every request to the gateway at {result.gateway} failed "
-            f"before a chunk arrived; most often ({count}×): {common}")
+            f"before a chunk arrived; "
+            + (f"each with: {common}" if count == total else
+               f"most often ({count} of {total} requests): {common}"))
     if result.upstream_requests == 0:
         text += (f"; the upstream at {result.upstream} received no request: check that the "
                  f"gateway routes these models to it (route {result.route!r})")
@@ -421,58 +539,91 @@ def audit_one(recorder: Recorder, scenario: Scenario, shape: Shape, options: Aud
         call = recorder.record if mode == STREAM else recorder.complete
         capture = call(request.model, PROMPT, name=f"{name}.{mode}",
                        extra_body=request.extra_body, headers=request.headers)
-        passes.append(PassResult.of(
-            mode, judge(expect, upstream, capture, streamed=mode == STREAM), capture))
+        judgement = judge(expect, upstream, capture, streamed=mode == STREAM)
+        if judgement.scrubbed is not None and judgement.scrubbed.context is not None:
+            # what `gateway check` needs to judge this capture as the audit did
+            capture.request[AUDIT_KEY] = {
+                "scenario": scenario.id, "shape": shape.value, "mode": mode,
+                "client_context": json.loads(context_header(judgement.scrubbed.context))}
+        passes.append(PassResult.of(mode, judgement, capture))
     needs = [] if shape is Shape.NATIVE else [
         f"{need.key}={json.dumps(need.value)} ({need.rule})"
         for need in needs_for(shape_context(scenario, shape))]
     audited = ScenarioAudit(scenario, shape, name, passes, needs)
-    if audited.verdict.failed:
-        audited.reproduce = reproduction(result, options, scenario, shape)
+    if audited.failed:
+        audited.reproduce = reproduction(result, options, scenario, shape,
+                                         [p.mode for p in passes if p.failed],
+                                         result.upstream_port)
     return audited
 
 
 # ---------------------------------------------------------------- reproductions
 def reproduction(result: AuditResult, options: AuditOptions, scenario: Scenario,
-                 shape: Shape) -> list[str]:
-    """Commands that show one failure: the audit of this scenario alone, the request to
-    the gateway (scrubcheck gateway record when the route needs no header, and curl),
-    and the upstream's own stream for comparison. The key appears as its variable."""
+                 shape: Shape, failed_modes: list[str], upstream_port: int | None = None
+                 ) -> list[str]:
+    """Commands that show one failure, each able to run after the audit ended: the
+    audit of this scenario alone (it starts the replay server again, on the port the
+    gateway sends to, or names the user's own upstream), then the request that failed
+    (streamed or not, as it failed) with the replay server started for it and stopped
+    after, and the upstream's own answer to the same request for comparison. The key
+    and every header from the environment appear as their variables."""
     name = selector(scenario.id, shape)
     request = options.route.request(name)
+    headers = options.route.shown_headers(name)
     q = shlex.quote
+    corpus = "".join(f" --corpus {q(path)}" for path in options.corpus)
     again = (f"scrubcheck gateway audit --gateway {q(result.gateway)} --route "
-             f"{q(options.route.text)} --upstream {shape.value} --id {q(scenario.id)}")
+             f"{q(options.route.text)} --upstream {shape.value} --id {q(scenario.id)}"
+             + corpus)
+    if STREAM in failed_modes and COMPLETE not in failed_modes:
+        again += " --stream-only"
     if options.key_env:
         again += f" --key-env {q(options.key_env)}"
-    if result.upstream:
-        again += f" --upstream-url {q(result.upstream)}"
+    if upstream_port is not None:
+        again += f" --upstream-port {upstream_port} --no-progress"
+    elif result.upstream:
+        again += f" --upstream-url {q(result.upstream)} --no-progress"
     commands = [again]
-    if not request.headers:
-        record = (f"scrubcheck gateway record --base-url {q(result.gateway)} --model "
-                  f"{q(request.model)}")
-        if request.extra_body:
-            record += f" --extra-body {q(json.dumps(request.extra_body))}"
-        if options.key_env:
-            record += f" --api-key-env {q(options.key_env)}"
-        commands.append(record + f" --out {q(scenario.id + '.capture.json')}")
-    commands.append(curl(result.gateway, {"model": request.model, **(request.extra_body or {})},
-                         request.headers, options.key_env))
-    if result.upstream:
-        commands.append(curl(result.upstream, {"model": name}) + "   # what the upstream sent")
+    if upstream_port is not None:
+        models = f"http://{LOOPBACK}:{upstream_port}/v1/models"
+        commands.append(f"scrubcheck gateway serve --port {upstream_port}{corpus} >/dev/null & "
+                        f"for _ in $(seq 120); do curl -sf {models} >/dev/null && break; "
+                        "sleep 0.5; done   # the gateway's upstream, as during the audit")
+    fields = {"model": request.model, **(request.extra_body or {})}
+    for mode in failed_modes:
+        streamed = mode == STREAM
+        if streamed and not request.headers:
+            record = (f"scrubcheck gateway record --base-url {q(result.gateway)} --model "
+                      f"{q(request.model)}")
+            if request.extra_body:
+                record += f" --extra-body {q(json.dumps(request.extra_body))}"
+            if options.key_env:
+                record += f" --api-key-env {q(options.key_env)}"
+            commands.append(record + f" --out {q(scenario.id + '.capture.json')}")
+        commands.append(curl(result.gateway, fields, headers, options.key_env,
+                             stream=streamed))
+        if result.upstream:
+            commands.append(curl(result.upstream, {"model": name}, stream=streamed)
+                            + "   # what the upstream sent")
+    if upstream_port is not None:
+        commands.append("kill $!   # stop that replay server")
     return commands
 
 
 def curl(base_url: str, fields: dict[str, Any], headers: dict[str, str] | None = None,
-         key_env: str | None = None) -> str:
-    """A curl command that streams one chat completion (the key as `$VAR`)."""
+         key_env: str | None = None, *, stream: bool = True) -> str:
+    """A curl command for one chat completion, streamed or not (the key as `$VAR`, and
+    a header value from the environment as its `$VAR`, both expanded by the shell)."""
     q = shlex.quote
     command = (f"curl -sN {q(base_url.rstrip('/') + '/chat/completions')} "
                "-H 'Content-Type: application/json'")
     if key_env:
         command += f' -H "Authorization: Bearer ${key_env}"'
     for key, value in (headers or {}).items():
-        command += f" -H {q(f'{key}: {value}')}"
-    body = {"model": fields["model"], "messages": PROMPT, "stream": True,
+        if value.startswith("$"):
+            command += f' -H "{key}: {value}"'
+        else:
+            command += f" -H {q(f'{key}: {value}')}"
+    body = {"model": fields["model"], "messages": PROMPT, "stream": stream,
             **{k: v for k, v in fields.items() if k != "model"}}
     return command + f" -d {q(json.dumps(body))}"

@@ -1,8 +1,10 @@
 """The gateway compliance report of `gateway audit`: Markdown, HTML, JSON, JUnit XML.
 
-What a gateway vendor must know comes first: the verdict and the headline,
-then the counts per verdict, shape and corpus area, the context clients need
-for the streams passed through, and each failure with its reproduction. The
+What a gateway vendor must know comes first: the verdict and the headline
+(what each kind of client shows), then what the gateway did (actions per
+shape), what each client sees per shape and corpus area, the timing, the
+context clients need for the streams passed through, and each failure with its
+reproduction. The
 HTML page is the Markdown rendered (raw HTML disabled, scenario text in code
 spans and fences), so the two cannot disagree, inside a Content-Security-Policy
 that allows no script. The JSON file is pinned by `audit.schema.json`; JUnit
@@ -26,15 +28,25 @@ from scrubcheck.checks.render import quoted
 from scrubcheck.gateway.audit import AuditResult, PassResult, ScenarioAudit
 from scrubcheck.gateway.capture import write_captures
 from scrubcheck.gateway.upstream import SHAPE_DESCRIPTIONS
-from scrubcheck.gateway.verdicts import GATEWAY_MEANINGS, GATEWAY_ORDER, GatewayVerdict
+from scrubcheck.gateway.verdicts import (
+    ACTION_MEANINGS,
+    ACTION_ORDER,
+    CLIENTS,
+    OUTCOME_MEANINGS,
+    OUTCOME_ORDER,
+    RAW,
+    SCRUBBED,
+    Action,
+    ClientOutcome,
+)
 from scrubcheck.reports.htmlpage import PAGE_CSS  # one look for every scrubcheck page
 from scrubcheck.reports.htmlpage import text as html_text
 from scrubcheck.reports.mdtext import cell, code_span, fenced
 from scrubcheck.reports.text import plural, shorten, xml_safe
 from scrubcheck.results import Verdict
 
-SCHEMA_ID = "urn:scrubcheck:gateway-audit:1"
-FORMAT_VERSION = 1
+SCHEMA_ID = "urn:scrubcheck:gateway-audit:2"
+FORMAT_VERSION = 2
 SCHEMA_FILE = "audit.schema.json"
 #: Failures shown in full per verdict in Markdown and HTML; the rest are listed by id.
 SHOWN = 40
@@ -60,8 +72,11 @@ def write_audit_reports(result: AuditResult, report_dir: Path, stem: str = "audi
         path.write_text(render(result), encoding="utf-8", errors="backslashreplace")
         paths.append(path)
     failing = [p.capture for r in result.failures() for p in r.passes if p.capture is not None]
+    captures = report_dir / names["captures"]
     if failing:
-        paths.append(write_captures(failing, report_dir / names["captures"]))
+        paths.append(write_captures(failing, captures))
+    else:  # a previous run's failures must not sit beside this report
+        captures.unlink(missing_ok=True)
     return paths
 
 
@@ -105,31 +120,57 @@ def _facts(result: AuditResult) -> list[str]:
             ("requests per scenario and shape", passes),
             ("scrubcheck", f"{result.scrubcheck_version} (SPEC {result.spec_version})"),
             ("started", result.started_at), ("duration", f"{result.duration_s:.1f} s"),
-            ("jobs, timeout", f"{result.settings.get('jobs')}, "
-                              f"{result.settings.get('timeout_s')} s")]
+            ("jobs, timeouts", f"{result.settings.get('jobs')}; "
+                               f"{result.settings.get('timeout_s')} s without data, "
+                               f"{result.settings.get('request_timeout_s')} s per request")]
     return ["| | |", "|---|---|", *(f"| {k} | {v} |" for k, v in rows)]
 
 
-def _verdict_table(result: AuditResult) -> list[str]:
+def _action_table(result: AuditResult) -> list[str]:
     shapes = list(result.shapes)
-    by_shape = {s: result.counts(s) for s in shapes}
-    total = result.counts()
-    head = "| verdict | meaning | " + " | ".join(s.value for s in shapes) + " | all |"
-    lines = [head, "|---|---|" + "--:|" * (len(shapes) + 1)]
-    for v in GATEWAY_ORDER:
-        counts = " | ".join(str(by_shape[s][v.value]) for s in shapes)
-        lines.append(f"| {v.value} | {cell(GATEWAY_MEANINGS[v])} | {counts} | "
-                     f"{total[v.value]} |")
+    by_shape = {s: result.actions(s) for s in shapes}
+    total = result.actions()
+    lines = ["| what the gateway did | meaning | " + " | ".join(s.value for s in shapes)
+             + " | all |", "|---|---|" + "--:|" * (len(shapes) + 1)]
+    for a in ACTION_ORDER:
+        if total[a.value]:
+            counts = " | ".join(str(by_shape[s][a.value]) for s in shapes)
+            lines.append(f"| {a.value} | {cell(ACTION_MEANINGS[a])} | {counts} | "
+                         f"{total[a.value]} |")
     return lines
 
 
+def _client_table(result: AuditResult) -> list[str]:
+    shapes = list(result.shapes)
+    by_shape = {s: result.counts(s) for s in shapes}
+    head = " | ".join(f"{client} {s.value}" for client in (RAW, SCRUBBED) for s in shapes)
+    lines = [f"| a client sees | meaning | {head} |",
+             "|---|---|" + "--:|" * (2 * len(shapes))]
+    for o in OUTCOME_ORDER:
+        counts = " | ".join(str(by_shape[s][client][o.value])
+                            for client in (RAW, SCRUBBED) for s in shapes)
+        lines.append(f"| {o.value} | {cell(OUTCOME_MEANINGS[o])} | {counts} |")
+    return ["Clients: " + "; ".join(f"**{k}**: {v}" for k, v in CLIENTS.items()) + ".", "",
+            *lines]
+
+
+def _timing(result: AuditResult) -> list[str]:
+    t = result.timing()
+    return [f"{plural(t['requests'], 'request')}: p50 {t['p50_s']:.3f} s, p99 "
+            f"{t['p99_s']:.3f} s, longest {t['max_s']:.3f} s; "
+            f"{plural(t['slow'], 'scenario stream')} with a request that finished but took "
+            f"longer than {t['slow_s']:g} s (slow)."]
+
+
 def _area_table(result: AuditResult) -> list[str]:
-    lines = ["| area | shape | " + " | ".join(v.value for v in GATEWAY_ORDER) + " |",
-             "|---|---|" + "--:|" * len(GATEWAY_ORDER)]
+    words = [o.value for o in OUTCOME_ORDER]
+    lines = ["| area | shape | client | " + " | ".join(words) + " |",
+             "|---|---|---|" + "--:|" * len(words)]
     for area, shapes in result.area_counts().items():
-        for shape, counts in shapes.items():
-            lines.append(f"| {cell(area)} | {shape} | "
-                         + " | ".join(str(counts[v.value]) for v in GATEWAY_ORDER) + " |")
+        for shape, clients in shapes.items():
+            for client, counts in clients.items():
+                lines.append(f"| {cell(area)} | {shape} | {client} | "
+                             + " | ".join(str(counts[w]) for w in words) + " |")
     return lines
 
 
@@ -140,13 +181,15 @@ def _ids(names: list[str], limit: int = 12) -> str:
 
 def _needs(result: AuditResult) -> list[str]:
     table = result.needs_summary()
-    passed = result.counts()[GatewayVerdict.PASSED_THROUGH.value]
+    actions = result.actions()
+    passed = actions[Action.PASSED_THROUGH.value] + actions[Action.RECHUNKED.value]
     if not passed:
         return ["No stream was passed through unchanged."]
-    lines = [f"{plural(passed, 'stream')} arrived as the upstream sent them. A client's "
-             "scrubber needs the default context for the rest, and for these the values "
-             "below (SPEC R-CTX-1); without them it shows reasoning or loses the answer. "
-             "The gateway must let clients know them (documentation, a header, a setting)."]
+    lines = [f"{plural(passed, 'stream')} arrived with the text the upstream sent. A "
+             "client's scrubber needs the default context for the rest, and for these the "
+             "values below (SPEC R-CTX-1); without them it shows reasoning or loses the "
+             "answer. The gateway must let clients know them (documentation, a header, a "
+             "setting)."]
     if table:
         lines += ["", "| context | scenarios | which |", "|---|--:|---|"]
         for need, names in sorted(table.items(), key=lambda kv: -len(kv[1])):
@@ -154,20 +197,27 @@ def _needs(result: AuditResult) -> list[str]:
     return lines
 
 
+def _pair(r: ScenarioAudit | PassResult) -> str:
+    return f"{r.action.value} · raw {r.raw.value} · scrubbed {r.scrubbed.value}"
+
+
 def _failure(r: ScenarioAudit) -> list[str]:
     s = r.scenario
-    lines = [f"### {r.verdict.value} {code_span(s.id)} [{r.shape.value}]", "",
+    lines = [f"### {_pair(r)} {code_span(s.id)} [{r.shape.value}]", "",
              f"{code_span(f'{s.file}:{s.line}')} · area {cell(s.area)} · rules "
              f"{cell(', '.join(s.rules))} · upstream name {code_span(r.name)}", ""]
     for p in r.passes:
-        lines.append(f"- {p.mode}: **{p.verdict.value}**: {code_span(shorten(p.detail, 600))}")
+        lines.append(f"- {p.mode}: the gateway **{p.action.value}**: "
+                     f"{code_span(shorten(p.detail, 600))}")
         for note in p.notes:
             lines.append(f"  - note: {code_span(shorten(note, 300))}")
-        if p.verdict is not GatewayVerdict.ERROR:
-            if p.capture is not None:
-                lines.append(f"  - content received: {code_span(quoted(p.capture.content))}")
-            shows = "shows the right answer" if p.right else code_span(shorten(p.client, 300))
-            lines.append(f"  - a client with the reference scrubber: {shows}")
+        if p.capture is not None and p.action is not Action.ERROR:
+            lines.append(f"  - content received: {code_span(quoted(p.capture.content))}")
+        for client, got, detail in ((RAW, p.raw, p.raw_detail),
+                                     (SCRUBBED, p.scrubbed, p.scrubbed_detail)):
+            shown = "right" if got is ClientOutcome.RIGHT else \
+                f"{got.value}: {code_span(shorten(detail, 300))}"
+            lines.append(f"  - {client} client: {shown}")
     if r.reproduce:
         lines += ["", "Reproduce:", "", fenced("\n".join(r.reproduce), "sh")]
     return lines + [""]
@@ -176,22 +226,25 @@ def _failure(r: ScenarioAudit) -> list[str]:
 def _failures(result: AuditResult) -> list[str]:
     failing = result.failures()
     if not failing:
-        return ["## Failures", "", "None: every stream was split or passed through intact.",
-                ""]
+        return ["## Failures", "", "None: every client shows the right answer on every "
+                "stream.", ""]
     lines = [f"## Failures ({len(failing)})", "",
-             "Worst first. Each names what the gateway did on each request (streaming and "
-             "not), what a client with the reference scrubber then shows, and commands that "
-             "show it (`$VAR` stands for the key's variable). The streams received are in "
-             "the failures capture file next to this report (`scrubcheck gateway check`).",
+             "Worst first (what the scrubbing client sees, then the raw client). Each names "
+             "what the gateway did on each request (streaming and not), what each kind of "
+             "client then shows, and commands that show it (`$VAR` stands for a variable "
+             "of the environment). The streams received are in the failures capture file "
+             "next to this report (`scrubcheck gateway check` judges them as the audit did).",
              ""]
-    for verdict in GATEWAY_ORDER:
-        group = [r for r in failing if r.verdict is verdict]
+    groups: dict[tuple[ClientOutcome, ClientOutcome], list[ScenarioAudit]] = {}
+    for r in failing:
+        groups.setdefault((r.scrubbed, r.raw), []).append(r)
+    for (scrubbed, raw), group in groups.items():
         for r in group[:SHOWN]:
             lines += _failure(r)
         if len(group) > SHOWN:
             rest = [f"{r.scenario.id} [{r.shape.value}]" for r in group[SHOWN:]]
-            lines += [f"{len(rest)} more {verdict.value}: {_ids(rest, 200)} (the JSON report "
-                      "has them all)", ""]
+            lines += [f"{len(rest)} more with scrubbed {scrubbed.value}, raw {raw.value}: "
+                      f"{_ids(rest, 200)} (the JSON report has them all)", ""]
     return lines
 
 
@@ -203,7 +256,9 @@ def render_markdown(result: AuditResult) -> str:
         lines += [f"> {result.headline_text()}.", ""]
     lines += _facts(result) + [""]
     if result.results:
-        lines += ["## Verdicts", "", *_verdict_table(result), "",
+        lines += ["## What the gateway did", "", *_action_table(result), "",
+                  "## What clients see", "", *_client_table(result), "",
+                  "## Timing", "", *_timing(result), "",
                   "## By area", "", *_area_table(result), "",
                   "## What clients need", "", *_needs(result), "", *_failures(result)]
     if result.not_run:
@@ -239,10 +294,10 @@ def _element(parent: ET.Element, tag: str, body: str | None = None,
 def _case_text(r: ScenarioAudit) -> str:
     lines = []
     for p in r.passes:
-        lines.append(f"{p.mode}: {p.verdict.value}: {p.detail}")
+        lines.append(f"{p.mode}: the gateway {p.action.value}: {p.detail}")
         lines += [f"  note: {n}" for n in p.notes]
-        if p.verdict is not GatewayVerdict.ERROR:
-            lines.append(f"  a client with the reference scrubber {p.client}")
+        lines.append(f"  raw client: {p.raw.value}: {p.raw_detail}")
+        lines.append(f"  scrubbed client: {p.scrubbed.value}: {p.scrubbed_detail}")
     if r.needs:
         lines.append("clients need: " + ", ".join(r.needs))
     if r.reproduce:
@@ -254,10 +309,13 @@ def _seconds(passes: list[PassResult]) -> str:
     return f"{sum(p.received['duration_s'] for p in passes):.3f}"
 
 
+def _errored(r: ScenarioAudit) -> bool:
+    return r.scrubbed is ClientOutcome.ERROR
+
+
 def build_junit(result: AuditResult) -> ET.Element:
-    failures = sum(1 for r in result.results if r.verdict.failed
-                   and r.verdict is not GatewayVerdict.ERROR)
-    errors = sum(1 for r in result.results if r.verdict is GatewayVerdict.ERROR)
+    failures = sum(1 for r in result.results if r.failed and not _errored(r))
+    errors = sum(1 for r in result.results if _errored(r))
     root = ET.Element("testsuites", {
         "name": xml_safe(f"scrubcheck gateway audit {result.label}"),
         "tests": str(len(result.results) + (1 if result.problem else 0)),
@@ -268,9 +326,8 @@ def build_junit(result: AuditResult) -> ET.Element:
         by_area.setdefault(r.scenario.area, []).append(r)
     for area, rows in by_area.items():
         suite = _element(root, "testsuite", name=area, tests=len(rows),
-                         failures=sum(1 for r in rows if r.verdict.failed
-                                      and r.verdict is not GatewayVerdict.ERROR),
-                         errors=sum(1 for r in rows if r.verdict is GatewayVerdict.ERROR),
+                         failures=sum(1 for r in rows if r.failed and not _errored(r)),
+                         errors=sum(1 for r in rows if _errored(r)),
                          skipped=0, timestamp=result.started_at,
                          time=_seconds([p for r in rows for p in r.passes]))
         for r in rows:
@@ -278,12 +335,13 @@ def build_junit(result: AuditResult) -> ET.Element:
                             name=f"{r.scenario.id} [{r.shape.value}]",
                             file=r.scenario.file, line=r.scenario.line,
                             time=_seconds(r.passes))
-            worst = next(p for p in r.passes if p.verdict is r.verdict)
-            message = shorten(f"{r.verdict.value}: {worst.detail}", MESSAGE_LIMIT)
-            if r.verdict is GatewayVerdict.ERROR:
-                _element(case, "error", _case_text(r), message=message, type=r.verdict.value)
-            elif r.verdict.failed:
-                _element(case, "failure", _case_text(r), message=message, type=r.verdict.value)
+            worst = r.worst_pass
+            message = shorten(f"{_pair(r)}: {worst.detail}", MESSAGE_LIMIT)
+            kind = f"scrubbed {r.scrubbed.value}, raw {r.raw.value}"
+            if _errored(r):
+                _element(case, "error", _case_text(r), message=message, type=kind)
+            elif r.failed:
+                _element(case, "failure", _case_text(r), message=message, type=kind)
             else:
                 _element(case, "system-out", _case_text(r))
     if result.problem:
@@ -304,24 +362,30 @@ def render_junit(result: AuditResult) -> str:
 
 # --------------------------------------------------------------------- console
 def summary_lines(result: AuditResult, shown: int = 20) -> list[str]:
-    """What `gateway audit` prints: the counts, the headline, the worst failures with
-    their first reproduction command, and the verdict."""
+    """What `gateway audit` prints: what the gateway did and what each client sees per
+    shape, the headline, the timing, the worst failures with their first reproduction
+    command, and the verdict."""
     lines = [f"gateway {result.label}: {plural(len(result.results), 'scenario stream')} "
              f"({', '.join(s.value for s in result.shapes)}) in {result.duration_s:.1f} s"
              + ("" if result.upstream_requests is None
                 else f"; the upstream received {plural(result.upstream_requests, 'request')}")]
     if result.results:
         for shape in result.shapes:
+            actions = result.actions(shape)
             counts = result.counts(shape)
-            lines.append(f"  {shape.value}: " + "  ".join(
-                f"{v} {n}" for v, n in counts.items() if n))
+            lines.append(f"  {shape.value}: the gateway " + ", ".join(
+                f"{a} {n}" for a, n in actions.items() if n))
+            for client in (RAW, SCRUBBED):
+                lines.append(f"    {client} client: " + "  ".join(
+                    f"{o} {n}" for o, n in counts[client].items() if n))
         lines.append(result.headline_text())
+        lines += _timing(result)
     failing = result.failures()
     if failing:
         lines.append(f"\nfailures ({len(failing)}, worst first):")
         for r in failing[:shown]:
-            worst = next(p for p in r.passes if p.verdict is r.verdict)
-            lines.append(f"  {r.verdict.value:8} {r.scenario.id} [{r.shape.value}] "
+            worst = r.worst_pass
+            lines.append(f"  {_pair(r)} {r.scenario.id} [{r.shape.value}] "
                          f"({worst.mode}): {shorten(worst.detail, 240)}")
             if r.reproduce:
                 lines.append(f"      replay: {r.reproduce[0]}")

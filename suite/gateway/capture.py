@@ -22,6 +22,8 @@ from jsonschema import Draft202012Validator
 FORMAT = "scrubcheck-capture"
 VERSION = 1
 SCHEMA_FILE = "capture.schema.json"
+#: The request entry where `gateway audit` says how it judged a capture (see Capture.audit).
+AUDIT_KEY = "scrubcheck_audit"
 
 #: The chunk fields that carry text, in the order a client reads them.
 TEXT_FIELDS = ("content", "reasoning_content", "reasoning")
@@ -140,6 +142,13 @@ class Capture:
     @property
     def model(self) -> str | None:
         return self.response.get("model") or self.request.get("model")
+
+    @property
+    def audit(self) -> dict[str, Any] | None:
+        """What `gateway audit` wrote into a failing capture: the scenario, shape, request
+        mode and the context its scrubbing client used (None for other captures)."""
+        block = self.request.get(AUDIT_KEY)
+        return block if isinstance(block, dict) else None
 
     @property
     def context_header(self) -> dict[str, Any] | None:

@@ -98,7 +98,12 @@ def analyse(capture: Capture) -> Analysis:
     deltas = capture.content_deltas
     finish = capture.finish_reason
     announced = capture.context_header
-    if announced is not None:
+    audited = capture.audit
+    if audited is not None and isinstance(audited.get("client_context"), dict):
+        context = context_from_dict(audited["client_context"])
+        source = (f"the context gateway audit's client used for scenario "
+                  f"{audited.get('scenario')} [{audited.get('shape')}]")
+    elif announced is not None:
         context = context_from_dict(announced)
         source = "announced by the server (x-scrubcheck-context)"
     else:

@@ -1,34 +1,38 @@
-"""What the upstream sent against what the gateway's client received: the gateway verdict.
+"""What the upstream sent against what the gateway's client received: the audit's two answers.
 
 The upstream stream is known exactly (the replay server plays it from the
-scenario), so a received capture is judged by comparing the two:
+scenario), so a received capture is judged by comparing the two, and two
+questions are kept apart:
 
-- content as sent, reasoning as sent: `passed-through` (the order of the
-  channels and the finish reason must be kept too);
-- inline shape, content changed to the expected answer (R-WS-1 allowance at
-  the removal points) with the reasoning on the structured channel: `split`;
-- otherwise the client's view decides: `LEAK` when content shows reasoning the
-  upstream did not put there (native shape), or that the reference scrubber a
-  client runs does not remove (inline shape); `LOSS` when answer text is missing;
-  `altered` for any other change, and for a changed finish reason or channel
-  order on a stream that is otherwise fine;
-- a failed stream (HTTP error, error event, malformed, cut, timeout): `ERROR`.
+**What the gateway did** (`Action`, information): content and reasoning as
+sent (`passed-through`, or `re-chunked` when only the deltas or the order of
+the channels differ, `finish-changed` when only the finish reason does);
+inline reasoning taken out of content onto a reasoning field (`split`) or
+delivered nowhere (`stripped`); the native reasoning field written into
+content inside delimiters (`merged-with-tags`) or as plain text
+(`merged-without-tags`); content that ends early (`cut`); other changes
+(`changed`); a failed request (`error`).
 
-The client's view is the reference scrubber run on the received content, in
-the received chunking, with the context a client can know: the deployment's
-settings (the scenario's context: delimiters, pre-filled templates, the
-inline-answer convention, which a vendor documents) and the finish reason it
-received. A client whose content comes without inline reasoning knows it (its
-model server parses reasoning: the native shape; its gateway splits: the
-verdict `split`; or reasoning arrived on the structured channel before any
-content) and scrubs with that vocabulary's defaults (SPEC R-IDEM-1's context),
-since a pre-filled-template flag would hide a clean answer. The client shows
-the right answer when that view has no reasoning and is the scenario's expected
-output.
+**What each kind of client shows** (`ClientOutcome`, the judgement): a client
+that shows `content` raw, and a client that runs the reference scrubber (SPEC
+made executable) on the received content, in the received chunking, with the
+context it can know: the deployment's settings (the scenario's context:
+delimiters, pre-filled templates, the inline-answer convention, which a vendor
+documents) and the finish reason it received. A client whose content comes
+without inline reasoning knows it (its model server parses reasoning: the
+native shape; its gateway splits or strips; or reasoning arrived on the
+structured channel before any content) and scrubs with that vocabulary's
+defaults (SPEC R-IDEM-1's context), since a pre-filled-template flag would hide
+a clean answer. Each client shows the right answer, a LEAK (text the SPEC
+model removes from the upstream's stream, or the scenario lists as reasoning;
+windows of any expected answer excepted), a LOSS (answer text missing), the
+answer with other text changed (`altered`), or an ERROR.
 
-A non-streamed answer is one JSON string, and a JSON reader joins the two
-halves of a surrogate pair sent side by side; what was sent and what is
-expected are read the same way before they are compared (`as_completion`).
+Text is compared as a client decodes it: each chunk is a JSON string, and a
+JSON reader joins the two halves of a surrogate pair sent side by side, so a
+gateway that re-chunks the halves of a pair into one delta changes nothing a
+client sees; what was sent and what is expected are read the same way
+(`as_completion`, `json_text`).
 """
 
 from __future__ import annotations
@@ -43,12 +47,13 @@ from scrubcheck.checks.expected import check_expected
 from scrubcheck.checks.render import describe_difference, quoted
 from scrubcheck.checks.whitespace import WHITESPACE
 from scrubcheck.gateway.capture import Capture, Chunk
+from scrubcheck.gateway.inline import detect_features, reasoning_parts, spec_run
 from scrubcheck.gateway.upstream import Shape, shape_chunks
-from scrubcheck.gateway.verdicts import GatewayVerdict, leak_detector
+from scrubcheck.gateway.verdicts import Action, ClientOutcome, leak_detector
 from scrubcheck.model import Context, Scenario
 from scrubcheck.scrubbers.reference import ReferenceScrubber, scrub_with_cuts
 
-V = GatewayVerdict
+A, C = Action, ClientOutcome
 
 
 @dataclass(frozen=True)
@@ -57,8 +62,8 @@ class Expectation:
 
     scenario: Scenario
     cuts: list[int] | None  # R-WS-1 removal points in `visible`, when the reference gives it
-    detector: LeakDetector  # the scenario's reasoning, minus windows of any expected output
-    # (the corpus's list of what must stay hidden, as `scrubcheck run` judges leaks)
+    detector: LeakDetector  # the scenario's reasoning and what the SPEC model removes from
+    # its stream, minus windows of any expected output
     reasoning: str  # what the native shape sends on the structured channel
 
 
@@ -74,9 +79,15 @@ class Sent:
 
 
 def expectation(scenario: Scenario) -> Expectation:
+    """What clients of `scenario` should see. What must stay hidden is what the corpus
+    lists as reasoning and what the SPEC model (`inline.spec_run`, the batch model of
+    scrubcheck.specmodel that `gateway check` also reads) removes from the stream: a
+    client showing text from inside a block leaks it, listed or not."""
     output, cuts = scrub_with_cuts(scenario.text, scenario.context)
     answers = [*(scenario.expected_outputs or ()), output]
-    detector = leak_detector(list(scenario.reasoning), "\n".join(answers))
+    removed = reasoning_parts(spec_run(list(scenario.deltas), scenario.context).pieces,
+                              scenario.context.features)
+    detector = leak_detector([*scenario.reasoning, *removed], "\n".join(answers))
     return Expectation(scenario, cuts if output == scenario.visible else None, detector,
                        sent(scenario, Shape.NATIVE).reasoning)
 
@@ -115,20 +126,31 @@ def as_completion(expect: Expectation, upstream: Sent) -> tuple[Expectation, Sen
 
 @dataclass
 class ClientView:
-    """What a client with the reference scrubber shows for a received stream."""
+    """What one kind of client shows for a received stream."""
 
-    context: Context
+    context: Context | None  # the scrubber's context (None: the raw client, no scrubber)
     output: str
-    right: bool
+    outcome: ClientOutcome
     detail: str  # "shows …": what is wrong with it, or "shows the expected answer"
+
+    @property
+    def right(self) -> bool:
+        return self.outcome is C.RIGHT
 
 
 @dataclass
 class Judgement:
-    verdict: GatewayVerdict
-    detail: str
-    client: ClientView | None  # None when the stream failed
+    action: Action
+    detail: str  # what the gateway did, in words
+    raw: ClientView | None  # None when the request failed
+    scrubbed: ClientView | None
     notes: list[str] = field(default_factory=list)
+
+    @property
+    def outcomes(self) -> tuple[ClientOutcome, ClientOutcome]:
+        """(raw client, scrubbing client)."""
+        return (self.raw.outcome if self.raw else C.ERROR,
+                self.scrubbed.outcome if self.scrubbed else C.ERROR)
 
 
 def reasoning_first(capture: Capture) -> bool:
@@ -141,65 +163,140 @@ def reasoning_first(capture: Capture) -> bool:
     return False
 
 
+def outcome(expect: Expectation, output: str) -> tuple[ClientOutcome, str]:
+    """What a client showing `output` sees: one judgement for the audit's two clients and
+    for `gateway check` on an audit's capture."""
+    output = json_text(output)
+    leak = expect.detector.first_leak(output)
+    if leak is not None:
+        return C.LEAK, f"shows reasoning {quoted(leak.text, 60)} at index {leak.start}"
+    mismatch = check_expected(expect.scenario, output, expect.cuts)
+    if mismatch is None:
+        return C.RIGHT, "shows the expected answer"
+    missing = _missing(expect.scenario.expected_outputs or (), output)
+    if missing is not None:
+        return C.LOSS, f"shows {quoted(output, 80)}: answer text is missing: {missing}"
+    return C.ALTERED, f"shows {quoted(output, 80)}: {mismatch.detail}"
+
+
+def client_context(expect: Expectation, finish_reason: str | None, parsed: bool) -> Context:
+    """The context a scrubbing client can know (see the module text)."""
+    base = expect.scenario.context.for_rescrub() if parsed else expect.scenario.context
+    return dataclasses.replace(base, finish_reason=finish_reason)
+
+
 def client_view(expect: Expectation, capture: Capture, parsed: bool) -> ClientView:
     """The reference scrubber on the received content with the context a client can
     know: `parsed` when its content comes without inline reasoning (see the module text)."""
-    base = expect.scenario.context.for_rescrub() if parsed else expect.scenario.context
-    context = dataclasses.replace(base, finish_reason=capture.finish_reason)
+    context = client_context(expect, capture.finish_reason, parsed)
     scrubber = ReferenceScrubber(**context.as_kwargs())
     output = "".join(scrubber.feed(d) for d in capture.content_deltas) + scrubber.flush()
-    leak = expect.detector.first_leak(output)
-    if leak is not None:
-        return ClientView(context, output, False, f"shows reasoning {quoted(leak.text, 60)} "
-                                                  f"at index {leak.start}")
-    mismatch = check_expected(expect.scenario, output, expect.cuts)
-    if mismatch is not None:
-        return ClientView(context, output, False, f"shows {quoted(output, 80)}: "
-                                                  f"{mismatch.detail}")
-    return ClientView(context, output, True, "shows the expected answer")
+    return ClientView(context, output, *outcome(expect, output))
+
+
+def raw_view(expect: Expectation, capture: Capture) -> ClientView:
+    return ClientView(None, capture.content, *outcome(expect, capture.content))
 
 
 def judge(expect: Expectation, upstream: Sent, capture: Capture, *,
           streamed: bool = True) -> Judgement:
-    """The verdict on one received stream (or non-streamed completion), and what a
-    client of it shows."""
+    """What the gateway did to one received stream (or non-streamed completion), and
+    what each kind of client shows of it."""
+    expect, upstream = as_completion(expect, upstream)
     if capture.error is not None:
-        return Judgement(V.ERROR, f"{capture.error.kind}: {capture.error.message}", None)
-    if not streamed:
-        expect, upstream = as_completion(expect, upstream)
+        action = A.CUT if capture.error.kind == "cut" else A.ERROR
+        return Judgement(action, f"{capture.error.kind}: {capture.error.message}", None, None)
     notes: list[str] = []
     native = upstream.shape is Shape.NATIVE
-    verdict: GatewayVerdict | None
-    if capture.content == upstream.content:
-        verdict, detail = _unchanged(upstream, capture, streamed, notes)
+    content = json_text(capture.content)
+    if content == upstream.content:
+        action, detail = _unchanged(upstream, capture, streamed, notes)
     elif native:
-        verdict, detail = _changed_native(expect, upstream, capture)
+        action, detail = _changed_native(expect, upstream, content)
     else:
-        verdict, detail = _split(expect, capture)
-    client = client_view(expect, capture, native or verdict is V.SPLIT
-                         or reasoning_first(capture))
-    if verdict is None:  # inline, content changed, not split: what the client shows decides
-        verdict, detail = _changed_inline(expect, upstream, capture, client)
-    judgement = Judgement(verdict, detail, client, notes)
+        action, detail = _changed_inline(expect, upstream, capture, content)
     finish = capture.finish_reason
     if finish != upstream.finish_reason:
         change = (f"finish_reason {upstream.finish_reason or 'none'} arrived as "
                   f"{finish or 'none'}")
-        if judgement.verdict.failed:
-            judgement.notes.append(change)
+        if action in (A.PASSED_THROUGH, A.RECHUNKED):
+            if action is A.RECHUNKED:
+                notes.append(detail)
+            action, detail = A.FINISH_CHANGED, change
         else:
-            judgement.detail = f"{change} (otherwise {judgement.verdict}: {judgement.detail})"
-            judgement.verdict = V.ALTERED
-    if streamed and not judgement.verdict.failed:
-        sent_count, got_count = _count(upstream.chunks), len(capture.content_deltas)
-        if sent_count != got_count:
-            judgement.notes.append(f"rechunked: {sent_count} content deltas sent, "
-                                   f"{got_count} received")
-    return judgement
+            notes.append(change)
+    parsed = native or action in (A.SPLIT, A.STRIPPED) or reasoning_first(capture)
+    return Judgement(action, detail, raw_view(expect, capture),
+                     client_view(expect, capture, parsed), notes)
 
 
-def _count(chunks: tuple[Chunk, ...]) -> int:
-    return sum(1 for c in chunks if c.content is not None)
+def _unchanged(upstream: Sent, capture: Capture, streamed: bool,
+               notes: list[str]) -> tuple[Action, str]:
+    reasoning = json_text(capture.structured_reasoning)
+    if upstream.shape is Shape.INLINE:
+        if reasoning.strip():
+            notes.append("the structured channel also carries reasoning, which content still "
+                         "holds inline: a client showing both shows it twice")
+    elif reasoning != upstream.reasoning:
+        if not reasoning:
+            return A.STRIPPED, "the reasoning field was dropped (content unchanged)"
+        return A.CHANGED, ("the structured reasoning changed (content unchanged): "
+                           + describe_difference(upstream.reasoning, reasoning))
+    if streamed:
+        sent_order, got_order = channel_order(upstream.chunks), channel_order(capture.chunks)
+        if sent_order != got_order:
+            return A.RECHUNKED, (f"the channels arrive in another order: sent "
+                                 f"{' → '.join(sent_order)}, received {' → '.join(got_order)}")
+        sent_deltas = [json_text(c.content) for c in upstream.chunks if c.content is not None]
+        got_deltas = [json_text(d) for d in capture.content_deltas]
+        if sent_deltas != got_deltas:
+            return A.RECHUNKED, (f"the same content in other deltas: {len(sent_deltas)} "
+                                 f"content deltas sent, {len(got_deltas)} received"
+                                 + ("" if len(sent_deltas) != len(got_deltas)
+                                    else ", their boundaries moved"))
+    return A.PASSED_THROUGH, ("content as the upstream sent it" if upstream.shape is
+                              Shape.INLINE else "content and the structured reasoning as "
+                              "the upstream sent them")
+
+
+def _changed_native(expect: Expectation, upstream: Sent, content: str) -> tuple[Action, str]:
+    """Content of a native stream changed: the reasoning merged in (with or without
+    delimiters a scrubber knows), the answer cut short, or another change."""
+    difference = describe_difference(upstream.content, content)
+    if upstream.reasoning.strip() and (expect.detector.first_leak(content) is not None
+                                       or upstream.reasoning.strip() in content):
+        tagged = spec_run([content], Context(features=detect_features(content))).pieces
+        if tagged and not spec_run([upstream.content], Context(
+                features=detect_features(upstream.content))).pieces:
+            return A.MERGED_WITH_TAGS, f"the reasoning field written into content in " \
+                                       f"delimiters: {difference}"
+        return A.MERGED_WITHOUT_TAGS, f"the reasoning field written into content as " \
+                                      f"plain text: {difference}"
+    if upstream.content.startswith(content):
+        return A.CUT, (f"content ends early: {len(content)} of {len(upstream.content)} "
+                       "characters arrived")
+    return A.CHANGED, f"content changed: {difference}"
+
+
+def _changed_inline(expect: Expectation, upstream: Sent, capture: Capture,
+                    content: str) -> tuple[Action, str]:
+    """Content of an inline stream changed: reasoning moved to a field (split) or dropped
+    (stripped), the stream cut short, or another change."""
+    difference = describe_difference(upstream.content, content)
+    if capture.structured_reasoning.strip():
+        fields = ", ".join(capture.reasoning_fields)
+        return A.SPLIT, f"reasoning on {fields}; content changed: {difference}"
+    if check_expected(expect.scenario, content, expect.cuts) is None:
+        return A.STRIPPED, ("the reasoning taken out of content and delivered nowhere; "
+                            "content is the expected answer")
+    if upstream.content.startswith(content):
+        return A.CUT, (f"content ends early: {len(content)} of {len(upstream.content)} "
+                       "characters arrived")
+    rest = iter(upstream.content)
+    if all(char in rest for char in content):
+        return A.STRIPPED, (f"{len(upstream.content) - len(content)} characters taken out "
+                            f"of content, delivered nowhere: {difference}")
+    return A.CHANGED, f"content changed: {difference}"
 
 
 def channel_order(chunks: list[Chunk] | tuple[Chunk, ...]) -> list[str]:
@@ -211,72 +308,6 @@ def channel_order(chunks: list[Chunk] | tuple[Chunk, ...]) -> list[str]:
             if text and (not runs or runs[-1] != name):
                 runs.append(name)
     return runs
-
-
-def _unchanged(upstream: Sent, capture: Capture, streamed: bool,
-               notes: list[str]) -> tuple[GatewayVerdict, str]:
-    reasoning = capture.structured_reasoning
-    if upstream.shape is Shape.INLINE:
-        if reasoning.strip():
-            notes.append("the structured channel also carries reasoning, which content still "
-                         "holds inline: a client showing both shows it twice")
-        return V.PASSED_THROUGH, "content as the upstream sent it"
-    if reasoning != upstream.reasoning:
-        if not reasoning:
-            return V.ALTERED, "the structured reasoning was dropped (content unchanged)"
-        return V.ALTERED, ("the structured reasoning changed (content unchanged): "
-                           + describe_difference(upstream.reasoning, reasoning))
-    if streamed:
-        sent_order, got_order = channel_order(upstream.chunks), channel_order(capture.chunks)
-        if sent_order != got_order:
-            return V.ALTERED, (f"the channels arrive in another order: sent "
-                               f"{' → '.join(sent_order)}, received {' → '.join(got_order)}")
-    return V.PASSED_THROUGH, "content and the structured reasoning as the upstream sent them"
-
-
-def _split(expect: Expectation,
-           capture: Capture) -> tuple[GatewayVerdict, str] | tuple[None, str]:
-    """`split` when the inline reasoning left content for the structured channel and the
-    expected answer remains; (None, "") when content changed otherwise."""
-    content = capture.content
-    if check_expected(expect.scenario, content, expect.cuts) is not None \
-            or expect.detector.first_leak(content) is not None:
-        return None, ""
-    if expect.reasoning.strip() and not capture.structured_reasoning.strip():
-        return V.ALTERED, ("the reasoning was removed from content but not delivered on "
-                           "the structured channel")
-    fields = ", ".join(capture.reasoning_fields) or "no reasoning field"
-    return V.SPLIT, f"content is the expected answer; reasoning on {fields}"
-
-
-def _changed_inline(expect: Expectation, upstream: Sent, capture: Capture,
-                    client: ClientView) -> tuple[GatewayVerdict, str]:
-    content = capture.content
-    leak = expect.detector.first_leak(client.output)
-    if leak is not None:
-        return V.LEAK, (f"content changed and shows reasoning the reference scrubber does not "
-                        f"remove: {quoted(leak.text, 60)} (a client's output at index "
-                        f"{leak.start}); received content vs sent: "
-                        + describe_difference(upstream.content, content))
-    missing = _missing(expect.scenario.expected_outputs or (), client.output)
-    if missing is not None:
-        return V.LOSS, f"answer text is missing from what a client shows: {missing}"
-    return V.ALTERED, (f"content changed: {describe_difference(upstream.content, content)}; "
-                       f"a client's scrubber {'still' if client.right else 'then'} "
-                       f"{client.detail}")
-
-
-def _changed_native(expect: Expectation, upstream: Sent,
-                    capture: Capture) -> tuple[GatewayVerdict, str]:
-    content = capture.content
-    leak = expect.detector.first_leak(content)
-    if leak is not None:
-        return V.LEAK, (f"content shows reasoning the upstream sent on the structured channel: "
-                        f"{quoted(leak.text, 60)} at index {leak.start}")
-    missing = _missing((upstream.content,), content)
-    if missing is not None:
-        return V.LOSS, f"answer text is missing from content: {missing}"
-    return V.ALTERED, f"content changed: {describe_difference(upstream.content, content)}"
 
 
 def _squeeze(text: str) -> str:

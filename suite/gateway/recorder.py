@@ -30,7 +30,7 @@ import openai
 from openai.types.chat import ChatCompletionMessageParam
 
 from scrubcheck.gateway.capture import Capture, CaptureError, Chunk
-from scrubcheck.gateway.tap import Tap, TapTransport
+from scrubcheck.gateway.tap import OverBudget, Tap, TapTransport
 from scrubcheck.gateway.wire import CONTEXT_HEADER, SCENARIO_HEADER, parse_context_header
 
 #: Sent when no key is configured; the OpenAI client refuses an empty key.
@@ -75,27 +75,38 @@ def public_url(url: str) -> str:
     return urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 
-def redact(text: str, secret: str | None) -> str:
-    return text.replace(secret, REDACTED) if secret and len(secret) >= 4 else text
+def redact(text: str, secret: str | tuple[str, ...] | None) -> str:
+    """`text` with each secret (of 4 characters or more) replaced by [redacted]."""
+    for one in (secret,) if isinstance(secret, str) or secret is None else secret:
+        if one and len(one) >= 4:
+            text = text.replace(one, REDACTED)
+    return text
 
 
 class Recorder:
     """One openai client for many recordings against one base URL (a client is costly
-    to build: its HTTP transport loads TLS certificates)."""
+    to build: its HTTP transport loads TLS certificates). `timeout` bounds the wait for
+    the next bytes, `budget` (wall clock, None for none) a whole request: a server
+    sending keep-alive comments or a byte at a time never trips a read timeout.
+    `secrets` (header values from the environment) are redacted as the key is, and
+    no request header value is kept in a capture."""
 
     def __init__(self, base_url: str, *, api_key: str | None = None,
-                 timeout: float = 120.0) -> None:
+                 timeout: float = 120.0, budget: float | None = None,
+                 secrets: tuple[str, ...] = ()) -> None:
         self.base_url = base_url
         self.timeout = timeout
-        self._secret = api_key
-        self._transport = TapTransport()
+        self.budget = budget
+        self._secrets = tuple(s for s in (api_key, *secrets) if s)
+        self._transport = TapTransport(budget)
+        gap = timeout if budget is None else min(timeout, budget)
         self._client = openai.OpenAI(
             base_url=base_url, api_key=api_key or NO_KEY, max_retries=0,
             default_headers={"Accept-Encoding": "identity"},  # the tap must see plain bytes
             # openai 3 annotates an httpx2.Client and still takes an httpx one (its
             # is_legacy_httpx_sync_client), whose transport the tap is
             http_client=httpx.Client(  # type: ignore[arg-type, unused-ignore]
-                transport=self._transport, timeout=timeout))
+                transport=self._transport, timeout=gap))
 
     def __enter__(self) -> Recorder:
         return self
@@ -123,7 +134,7 @@ class Recorder:
         finally:
             capture.duration_s = time.monotonic() - start
         _judge_end(capture, self._transport.tap)
-        _redact_capture(capture, self._secret)
+        _redact_capture(capture, self._secrets)
         return capture
 
     def complete(self, model: str, messages: Sequence[ChatCompletionMessageParam], *, name: str,
@@ -142,7 +153,7 @@ class Recorder:
                 raise
         finally:
             capture.duration_s = time.monotonic() - start
-        _redact_capture(capture, self._secret)
+        _redact_capture(capture, self._secrets)
         return capture
 
     def _capture(self, name: str, model: str, messages: Sequence[ChatCompletionMessageParam],
@@ -151,7 +162,7 @@ class Recorder:
         capture = Capture(name=name, source="record", request={
             "base_url": public_url(self.base_url), "model": model, "messages": messages,
             **({"extra_body": extra_body} if extra_body else {}),
-            **({"headers": headers} if headers else {}),
+            **({"headers": {k: REDACTED for k in headers}} if headers else {}),
             **({} if stream else {"stream": False})})
         capture.started_at = datetime.now(UTC).isoformat(timespec="milliseconds")
         return capture
@@ -168,6 +179,11 @@ def record(base_url: str, model: str, messages: Sequence[ChatCompletionMessagePa
 def _failure(exc: Exception, capture: Capture, timeout: float) -> CaptureError | None:
     """The capture error for an exception of the client, or None for a bug of ours."""
     kept = f"{len(capture.chunks)} chunks kept"
+    over = exc if isinstance(exc, OverBudget) else exc.__cause__
+    if isinstance(over, OverBudget):
+        return CaptureError("timeout", f"the response was still arriving after the "
+                            f"request's wall-clock budget of {over.budget:g} s (keep-alive "
+                            f"comments or a trickle of bytes); {kept}")
     if isinstance(exc, openai.APIStatusError):
         capture.response["status"] = exc.status_code
         body = exc.body
@@ -188,7 +204,7 @@ def _failure(exc: Exception, capture: Capture, timeout: float) -> CaptureError |
         return CaptureError("stream", f"the server sent an error event: {exc.message}; {kept}")
     if isinstance(exc, json.JSONDecodeError):
         return CaptureError("malformed", f"malformed JSON in a data: line after "
-                            f"{len(capture.chunks)} chunks ({exc.msg} at column {exc.colno}: "
+                            f"{len(capture.chunks)} chunks ({exc.msg}, column {exc.colno}: "
                             f"{exc.doc[:60]!r}); {kept}")
     if isinstance(exc, httpx.TransportError):
         return _cut(capture, exc)
@@ -327,9 +343,11 @@ def _judge_end(capture: Capture, tap: Tap) -> None:
                                      "chunks without a finish_reason or data: [DONE]")
 
 
-def _redact_capture(capture: Capture, secret: str | None) -> None:
-    """Keep the key out of the capture even if a server echoed it back."""
-    if not secret or len(secret) < 4:
+def _redact_capture(capture: Capture, secrets: tuple[str, ...]) -> None:
+    """Keep the key and secret header values out of the capture even if a server echoed
+    them back."""
+    secret = tuple(s for s in secrets if len(s) >= 4)
+    if not secret:
         return
     if capture.error is not None:
         capture.error = CaptureError(capture.error.kind, redact(capture.error.message, secret),
@@ -337,11 +355,11 @@ def _redact_capture(capture: Capture, secret: str | None) -> None:
     capture.request = _redact_value(capture.request, secret)
     capture.response = _redact_value(capture.response, secret)
     capture.chunks = [Chunk.from_dict(_redact_value(c.to_dict(), secret))
-                      if secret in json.dumps(c.to_dict(), ensure_ascii=False) else c
-                      for c in capture.chunks]
+                      if any(s in json.dumps(c.to_dict(), ensure_ascii=False) for s in secret)
+                      else c for c in capture.chunks]
 
 
-def _redact_value(value: Any, secret: str) -> Any:
+def _redact_value(value: Any, secret: tuple[str, ...]) -> Any:
     if isinstance(value, str):
         return redact(value, secret)
     if isinstance(value, dict):

@@ -107,7 +107,7 @@ def capture_from_sse(text: str, name: str, label: str = "<text>") -> Capture:
             kind = "malformed" if event.terminated else "cut"
             what = "malformed JSON" if event.terminated else "the text ends inside an event"
             capture.error = CaptureError(kind, f"{label}:{event.line}: {what} in a data: "
-                                         f"line ({exc.msg} at column {exc.colno}); "
+                                         f"line ({exc.msg}, column {exc.colno}); "
                                          f"{len(capture.chunks)} chunks kept")
             return capture
         if _take(capture, values, event, label):

@@ -5,11 +5,18 @@ the connection, and silently drops an event the connection cut in half. A
 recorder must tell those apart, so this httpx transport passes every byte on
 unchanged and remembers whether `[DONE]` arrived and what was left unfinished.
 It reads response bytes only, never the request (which carries the API key).
+
+It also holds each response to a wall-clock deadline: a read timeout bounds only
+the gap between bytes, so a server that sends SSE comments (`: keep-alive`) or
+trickles bytes that never finish an event would hold a request forever. When a
+piece of the body arrives after the deadline, the read fails with
+`OverBudget` (an httpx timeout, so every client treats it as one).
 """
 
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 
 import httpx
@@ -66,14 +73,26 @@ class Tap:
         return self._pending if self._pending.strip() else b""
 
 
+class OverBudget(httpx.ReadTimeout):
+    """The response was still arriving when its wall-clock budget ran out."""
+
+    def __init__(self, budget: float) -> None:
+        super().__init__(f"still arriving after the request's budget of {budget:g} s")
+        self.budget = budget
+
+
 class _TapStream(httpx.SyncByteStream):
-    def __init__(self, inner: httpx.SyncByteStream, tap: Tap) -> None:
+    def __init__(self, inner: httpx.SyncByteStream, tap: Tap,
+                 deadline: tuple[float, float] | None) -> None:
         self._inner = inner
         self._tap = tap
+        self._deadline = deadline  # (monotonic time, budget) or None
 
     def __iter__(self) -> Iterator[bytes]:
         for part in self._inner:
             self._tap.feed(part)
+            if self._deadline is not None and time.monotonic() > self._deadline[0]:
+                raise OverBudget(self._deadline[1])
             yield part
         self._tap.ended = True
 
@@ -82,18 +101,22 @@ class _TapStream(httpx.SyncByteStream):
 
 
 class TapTransport(httpx.BaseTransport):
-    """An HTTP transport whose last response's body is watched by `self.tap`."""
+    """An HTTP transport whose last response's body is watched by `self.tap`, each
+    response due within `budget` seconds of its request (None: no deadline)."""
 
-    def __init__(self) -> None:
+    def __init__(self, budget: float | None = None) -> None:
         self._inner = httpx.HTTPTransport()
         self.tap = Tap()
+        self.budget = budget
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
+        began = time.monotonic()
         response = self._inner.handle_request(request)
         self.tap = Tap()
         assert isinstance(response.stream, httpx.SyncByteStream)
+        deadline = None if self.budget is None else (began + self.budget, self.budget)
         return httpx.Response(response.status_code, headers=response.headers,
-                              stream=_TapStream(response.stream, self.tap),
+                              stream=_TapStream(response.stream, self.tap, deadline),
                               extensions=response.extensions, request=request)
 
     def close(self) -> None:

@@ -17,7 +17,8 @@ reasoning in one of two ways; a gateway must be judged on both:
 A request names the shape with a suffix on the scenario name, `ID` (inline) or
 `ID:native`, because a gateway forwards the model name to its upstream where it
 may drop a header or a body field. A gateway may also put its provider prefix
-in front (`openai/ID`); the part after the last `/` is tried as well.
+in front (`openai/ID`, `acme:ID`); the part after the last `/`, and after a
+first `:`, is tried as well.
 """
 
 from __future__ import annotations
@@ -60,10 +61,16 @@ def parse_selector(name: str) -> tuple[str, Shape]:
 
 
 def _candidates(name: str) -> list[str]:
-    """The name as sent, then without a gateway's provider prefix (`openai/ID` -> `ID`)."""
+    """The name as sent, then without a gateway's provider prefix: `openai/ID` -> `ID`,
+    and `acme:ID` -> `ID` (a `:` prefix, which some gateways use; a shape suffix is
+    taken off later, so `acme:ID:native` -> `ID:native`)."""
     names = [name]
     if "/" in name and name.rsplit("/", 1)[1]:
-        names.append(name.rsplit("/", 1)[1])
+        name = name.rsplit("/", 1)[1]
+        names.append(name)
+    prefix, sep, rest = name.partition(SEPARATOR)
+    if sep and prefix and rest and prefix not in Shape.__members__.values():
+        names.append(rest)
     return names
 
 

@@ -2,9 +2,11 @@
 
 Two questions share one vocabulary. `gateway check` asks of each scrubber on a
 capture whether it leaks the reasoning or loses the answer (`Verdict`);
-`gateway audit` asks what a gateway did to a stream (`GatewayVerdict`). LEAK,
-LOSS and ERROR mean the same in both and in the rest of scrubcheck, so they are
-spelled once, in `results.Verdict` (`Word` here); the other words describe a gateway only.
+`gateway audit` asks two things of each stream, kept apart so that each word
+says one thing: what the gateway did to it (`Action`: information), and what
+each kind of client then shows (`ClientOutcome`: the judgement, which decides
+the exit code). LEAK, LOSS and ERROR mean the same everywhere in scrubcheck,
+so they are spelled once, in `results.Verdict` (`Word` here).
 
 The capture's content deltas go through the scrubber in their recorded
 chunking with the stream's context. A leak is any 8-character window of known
@@ -32,11 +34,56 @@ from scrubcheck.model import Context
 from scrubcheck.results import Verdict as Word
 
 
-class GatewayVerdict(StrEnum):
-    """What a gateway did to one stream, as its client receives it (`gateway audit`)."""
+class Action(StrEnum):
+    """What a gateway did to one stream (`gateway audit`): information for its vendor,
+    not a judgement; what its clients then see is the `ClientOutcome`."""
 
-    SPLIT = "split"
     PASSED_THROUGH = "passed-through"
+    RECHUNKED = "re-chunked"
+    FINISH_CHANGED = "finish-changed"
+    SPLIT = "split"
+    STRIPPED = "stripped"
+    MERGED_WITH_TAGS = "merged-with-tags"
+    MERGED_WITHOUT_TAGS = "merged-without-tags"
+    CHANGED = "changed"
+    CUT = "cut"
+    ERROR = "error"
+
+    @property
+    def meaning(self) -> str:
+        return ACTION_MEANINGS[self]
+
+
+#: The most telling first: which action a scenario gets from its passes, and report order.
+ACTION_ORDER: tuple[Action, ...] = (
+    Action.ERROR, Action.CUT, Action.MERGED_WITHOUT_TAGS, Action.MERGED_WITH_TAGS,
+    Action.CHANGED, Action.STRIPPED, Action.SPLIT, Action.FINISH_CHANGED, Action.RECHUNKED,
+    Action.PASSED_THROUGH)
+
+ACTION_MEANINGS = {
+    Action.PASSED_THROUGH: "content, reasoning, finish reason and chunking as the upstream "
+                           "sent them",
+    Action.RECHUNKED: "the same text on the same channels in other deltas (or channel order)",
+    Action.FINISH_CHANGED: "the text as sent, the finish reason changed or dropped",
+    Action.SPLIT: "inline reasoning taken out of content and delivered on a reasoning field",
+    Action.STRIPPED: "text taken out of content (or the reasoning field dropped), delivered "
+                     "nowhere",
+    Action.MERGED_WITH_TAGS: "the upstream's reasoning field written into content inside "
+                             "delimiters",
+    Action.MERGED_WITHOUT_TAGS: "the upstream's reasoning field written into content as "
+                                "plain text",
+    Action.CHANGED: "content changed otherwise (text replaced or added)",
+    Action.CUT: "the stream ended early: a cut connection, or content missing its end",
+    Action.ERROR: "an HTTP error, an error event, a malformed stream or a timeout",
+}
+
+
+class ClientOutcome(StrEnum):
+    """What one kind of client shows for a stream the gateway delivered: a client that
+    shows `content` raw, or one that runs a SPEC-conformant scrubber with the context it
+    can know. LEAK, LOSS and ERROR are the run's words (`results.Verdict`)."""
+
+    RIGHT = "right"
     LEAK = Word.LEAK.value
     LOSS = Word.LOSS.value
     ALTERED = "altered"
@@ -44,39 +91,45 @@ class GatewayVerdict(StrEnum):
 
     @property
     def failed(self) -> bool:
-        """A verdict that makes the audit fail (exit 1): the gateway broke the stream."""
-        return self not in (GatewayVerdict.SPLIT, GatewayVerdict.PASSED_THROUGH)
+        """An outcome that makes the audit fail (exit 1): a client does not show the
+        right answer."""
+        return self is not ClientOutcome.RIGHT
 
     @property
     def meaning(self) -> str:
-        return GATEWAY_MEANINGS[self]
+        return OUTCOME_MEANINGS[self]
 
 
-#: Worst first: the order of reports, and which verdict a scenario gets from its passes.
-GATEWAY_ORDER: tuple[GatewayVerdict, ...] = (
-    GatewayVerdict.LEAK, GatewayVerdict.LOSS, GatewayVerdict.ERROR, GatewayVerdict.ALTERED,
-    GatewayVerdict.PASSED_THROUGH, GatewayVerdict.SPLIT)
+#: Worst first: report order, and which outcome a scenario gets from its passes.
+OUTCOME_ORDER: tuple[ClientOutcome, ...] = (
+    ClientOutcome.LEAK, ClientOutcome.LOSS, ClientOutcome.ERROR, ClientOutcome.ALTERED,
+    ClientOutcome.RIGHT)
 
-GATEWAY_MEANINGS = {
-    GatewayVerdict.SPLIT: "the gateway moved the reasoning to the structured channel and "
-                          "content is the expected answer",
-    GatewayVerdict.PASSED_THROUGH: "content and reasoning arrive as the upstream sent them: "
-                                   "clients need a scrubber with the context named",
-    GatewayVerdict.LEAK: "content shows reasoning the upstream did not put there, or that a "
-                         "client's scrubber cannot remove (e.g. the structured channel merged "
-                         "into content)",
-    GatewayVerdict.LOSS: "answer text is missing from what the client receives",
-    GatewayVerdict.ALTERED: "the finish reason, the order of the channels, or the text changed "
-                            "otherwise",
-    GatewayVerdict.ERROR: "an HTTP error, an error event, a malformed or cut stream, or a "
-                          "timeout",
+OUTCOME_MEANINGS = {
+    ClientOutcome.RIGHT: "shows the scenario's expected answer and no reasoning",
+    ClientOutcome.LEAK: "shows reasoning: text the SPEC model removes from the upstream's "
+                        "stream, or the scenario lists as reasoning",
+    ClientOutcome.LOSS: "answer text is missing from what it shows",
+    ClientOutcome.ALTERED: "shows the whole answer, no reasoning, and other text changed",
+    ClientOutcome.ERROR: "the request failed: it shows an error",
 }
 
+#: The two kinds of client, as reports name them.
+RAW, SCRUBBED = "raw", "scrubbed"
+CLIENTS = {RAW: "a client that shows content raw",
+           SCRUBBED: "a client that runs a SPEC-conformant scrubber (the reference) with the "
+                     "context it can know"}
+
+
+def worst_action(actions: list[Action]) -> Action:
+    return min(actions, key=ACTION_ORDER.index)
+
+
+def worst_outcome(outcomes: list[ClientOutcome]) -> ClientOutcome:
+    return min(outcomes, key=OUTCOME_ORDER.index)
+
+
 LEAK, LOSS, ERROR = Word.LEAK, Word.LOSS, Word.ERROR
-
-
-def worst(verdicts: list[GatewayVerdict]) -> GatewayVerdict:
-    return min(verdicts, key=GATEWAY_ORDER.index)
 
 
 @dataclass

@@ -18,11 +18,11 @@ from collections.abc import Callable
 
 from scrubcheck.gateway.audit import AuditOptions, AuditResult, ScenarioAudit, audit
 from scrubcheck.gateway.route import DEFAULT as DEFAULT_ROUTE
-from scrubcheck.gateway.route import Route
+from scrubcheck.gateway.route import RouteError
 from scrubcheck.gateway.server import ReplayServer
 from scrubcheck.gateways.envs import installed
 from scrubcheck.gateways.manifest import parse_choice
-from scrubcheck.gateways.running import running_gateway
+from scrubcheck.gateways.running import GatewayError, running_gateway
 from scrubcheck.model import Scenario
 
 
@@ -42,15 +42,18 @@ def audit_named(choice: str, scenarios: list[Scenario], options: AuditOptions, *
         if say is not None:
             say(f"gateway: {manifest.title} {version} ({choice}) at {endpoint.base_url}, "
                 f"upstream {upstream_url}; stopped when the audit ends")
-        route = Route.parse(" ".join([options.route.text, *(
-            f"header:{name}={value}" for name, value in endpoint.headers.items())]))
+        try:
+            route = options.route.with_hidden_headers(endpoint.headers)
+        except RouteError as exc:
+            raise GatewayError(str(exc)) from exc
         started = dataclasses.replace(
             options, route=route, api_key=endpoint.api_key, key_env=None,
             label=options.label or f"{choice} ({manifest.title} {version})")
         result = audit(endpoint.base_url, scenarios, started, upstream=upstream,
                        progress=progress)
     for audited in result.results:
-        audited.reproduce = [reproduction(choice, options, audited)]
+        if audited.reproduce:
+            audited.reproduce = [reproduction(choice, options, audited)]
     return result
 
 
@@ -65,7 +68,10 @@ def reproduction(choice: str, options: AuditOptions, audited: ScenarioAudit) -> 
     """The command that starts the gateway again and audits this scenario in this shape."""
     q = shlex.quote
     command = (f"scrubcheck gateway audit --gateway-name {q(choice)} --upstream "
-               f"{audited.shape.value} --id {q(audited.scenario.id)}")
+               f"{audited.shape.value} --id {q(audited.scenario.id)} --upstream-port 0")
     if options.route.text != DEFAULT_ROUTE:
         command += f" --route {q(options.route.text)}"
+    failed = {p.mode for p in audited.passes if p.failed}
+    if failed == {"stream"}:
+        command += " --stream-only"
     return command

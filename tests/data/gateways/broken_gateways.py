@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import sys
 import threading
 from collections.abc import Iterator
@@ -199,6 +200,116 @@ class LengthToStop(Behaviour):
         return data
 
 
+class KeepAlive(Behaviour):
+    """Sends the first event, then an SSE comment (`: keep-alive`) every `every` seconds,
+    and never ends the stream: no read timeout ever fires."""
+
+    def __init__(self, every: float = 0.2) -> None:
+        super().__init__()
+        self.every = every
+
+    def events(self, events: Iterator[Event], context: Context) -> Iterator[Event | bytes]:
+        yield next(events)
+        while not self.stop.wait(self.every):
+            yield b": keep-alive\n\n"
+
+
+class Trickle(Behaviour):
+    """Sends the first event, then the next one a byte every `every` seconds, a `data:`
+    line that never ends (nothing a client can parse, bytes all the time)."""
+
+    def __init__(self, every: float = 0.2) -> None:
+        super().__init__()
+        self.every = every
+
+    def events(self, events: Iterator[Event], context: Context) -> Iterator[Event | bytes]:
+        yield next(events)
+        line = b"data: " + json.dumps(next(events)).encode() * 1000
+        for byte in line:
+            if self.stop.wait(self.every):
+                return
+            yield bytes([byte])
+
+
+class JoinSurrogates(Behaviour):
+    """Re-chunks a delta that ends in the first half of a UTF-16 surrogate pair with the
+    next one, so the pair arrives as the one character it encodes (what a gateway that
+    decodes and re-encodes UTF-16 does): every client decodes the same text."""
+
+    def events(self, events: Iterator[Event], context: Context) -> Iterator[Event | bytes]:
+        carry = ""
+        for event in events:
+            delta = _delta(event)
+            text = delta.get("content")
+            if text is None and carry:
+                delta["content"], carry = carry, ""
+            elif text is not None:
+                text, carry = carry + text, ""
+                if text and "\ud800" <= text[-1] <= "\udbff":
+                    text, carry = text[:-1], text[-1]
+                delta["content"] = text
+            yield event
+
+
+class PerDeltaStrip(Behaviour):
+    """Removes `<think>…</think>` with a regular expression applied to each delta alone
+    (and to the whole non-streamed answer): a block inside one delta goes, a block over
+    several deltas stays, and so do the tags it split."""
+
+    PATTERN = re.compile(r"<think>.*?</think>", re.DOTALL)
+
+    def events(self, events: Iterator[Event], context: Context) -> Iterator[Event | bytes]:
+        for event in events:
+            delta = _delta(event)
+            if delta.get("content"):
+                delta["content"] = self.PATTERN.sub("", delta["content"])
+            yield event
+
+    def completion(self, data: dict[str, Any], context: Context) -> dict[str, Any]:
+        message = data["choices"][0]["message"]
+        message["content"] = self.PATTERN.sub("", message.get("content") or "")
+        return data
+
+
+class CleanStrip(Splitter):
+    """A correct stripper: the splitter's content (the reference scrubber with the
+    announced context), and the reasoning dropped, not delivered anywhere."""
+
+    def events(self, events: Iterator[Event], context: Context) -> Iterator[Event | bytes]:
+        for event in super().events(events, context):
+            if not isinstance(event, bytes):
+                delta = _delta(event)
+                if delta.pop("reasoning_content", None) and not delta.get("content") \
+                        and (_choice(event) or {}).get("finish_reason") is None:
+                    continue
+            yield event
+
+    def completion(self, data: dict[str, Any], context: Context) -> dict[str, Any]:
+        data = super().completion(data, context)
+        data["choices"][0]["message"].pop("reasoning_content", None)
+        return data
+
+
+class MergeUntagged(Behaviour):
+    """Writes the structured reasoning into content as plain text, no delimiters: no
+    client can tell it from the answer."""
+
+    def events(self, events: Iterator[Event], context: Context) -> Iterator[Event | bytes]:
+        for event in events:
+            delta = _delta(event)
+            reasoning = delta.pop("reasoning_content", None) or delta.pop("reasoning", None)
+            if reasoning:
+                delta["content"] = reasoning
+            yield event
+
+    def completion(self, data: dict[str, Any], context: Context) -> dict[str, Any]:
+        message = data["choices"][0]["message"]
+        reasoning = message.pop("reasoning_content", None)
+        if reasoning:
+            message["content"] = reasoning + (message.get("content") or "")
+        return data
+
+
 class Hang(Behaviour):
     """Sends the first event, then nothing, and never ends the stream (until stopped); a
     non-streaming request gets no answer at all."""
@@ -238,6 +349,38 @@ class CheckKey(Behaviour):
         if given != self.key:
             return _error(401, f"Incorrect API key provided: {given}")
         return None
+
+
+class CheckHeader(Behaviour):
+    """401 unless the request carries header `name` with `value` (a gateway's virtual key);
+    then it echoes the value into each streamed answer, as a careless debug mode would,
+    so the audit must keep it out of everything it writes."""
+
+    def __init__(self, name: str, value: str) -> None:
+        super().__init__()
+        self.name, self.value = name, value
+
+    def refuse(self, headers: Any, body: dict[str, Any]) -> tuple[int, bytes, str] | None:
+        if headers.get(self.name) != self.value:
+            return _error(401, f"missing or wrong {self.name}")
+        return None
+
+    def events(self, events: Iterator[Event], context: Context) -> Iterator[Event | bytes]:
+        last = None
+        for event in events:
+            last = event
+            if (_choice(event) or {}).get("finish_reason") is not None:
+                yield _chunk_like(event, content=f" (routed with {self.value})")
+            yield event
+        assert last is not None
+
+
+class EmptyCompletion(Behaviour):
+    """Streams as sent; the non-streamed answer arrives with empty content."""
+
+    def completion(self, data: dict[str, Any], context: Context) -> dict[str, Any]:
+        data["choices"][0]["message"]["content"] = ""
+        return data
 
 
 class HtmlPage(Behaviour):
