@@ -1,0 +1,51 @@
+#!/usr/bin/env node
+// scrubcheck-vectors VECTOR_DIR MODULE [--export NAME] [--out report.json] [--id ID]... [--shard K/N]
+//
+// MODULE exports (default, or NAME) a scrubber made with feedFlush, transformStream or
+// middleware from this package. Prints the counts; exit 1 when a MUST rule fails, 2 on
+// a usage error (a bad vector set, a module without the scrubber).
+
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import { exitCode, runVectors, summary, writeReport } from "./report.mjs";
+
+async function main() {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      allowPositionals: true,
+      options: { export: { type: "string", default: "default" }, out: { type: "string" },
+                 id: { type: "string", multiple: true }, shard: { type: "string" } },
+    });
+  } catch (error) {
+    console.error(`scrubcheck-vectors: ${error.message}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (positionals.length !== 2) {
+    console.error("usage: scrubcheck-vectors VECTOR_DIR MODULE [--export NAME] [--out FILE] " +
+                  "[--id ID]... [--shard K/N]");
+    return 2;
+  }
+  const [dir, module] = positionals;
+  let scrubber;
+  let report;
+  try {
+    const loaded = await import(pathToFileURL(resolve(module)).href);
+    scrubber = loaded[values.export];
+    if (!scrubber?.open) {
+      throw new Error(`${module}: export ${values.export} is not a scrubber made with ` +
+                      "feedFlush, transformStream or middleware");
+    }
+    report = await runVectors(scrubber, dir, { ids: values.id, shard: values.shard });
+  } catch (error) {
+    console.error(`scrubcheck-vectors: ${error.message}`);
+    return 2;
+  }
+  if (values.out) writeReport(report, values.out);
+  console.log(`${scrubber.name}: ${summary(report)}`);
+  return exitCode(report);
+}
+
+process.exitCode = await main();
