@@ -2,7 +2,7 @@
 // It forgets that a streamed <think> block spans many deltas, so the runner must catch
 // it leaking (test/examples.test.mjs checks that it does).
 
-import { feedFlush } from "../src/index.mjs";
+import { feedFlush } from "scrubcheck-vectors";
 
 class NaiveRegexScrubber {
   feed(delta) {

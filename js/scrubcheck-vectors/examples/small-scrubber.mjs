@@ -5,7 +5,7 @@
 // and takes a pre-filled <think> (`starts_in_reasoning`). It has no code guard and no
 // other vocabulary, so it passes only SELECTION (test/examples.test.mjs checks both).
 
-import { feedFlush } from "../src/index.mjs";
+import { feedFlush } from "scrubcheck-vectors";
 
 const NAMES = ["think", "thinking", "reasoning", "thought", "scratch_pad", "reasoning_scratchpad"];
 const TAGS = NAMES.flatMap((n) => [`<${n}>`, `</${n}>`]);
