@@ -158,3 +158,57 @@ def test_npm_pack_installs_in_a_clean_folder_and_runs(tmp_path: Path) -> None:
     leaked = subprocess.run([str(cli), str(vectors), str(examples / "naive-regex.mjs")],
                             capture_output=True, text=True, timeout=300, cwd=clean, env=env)
     assert leaked.returncode == 1 and "leak reasoning" in leaked.stdout, leaked.stderr
+
+
+# ------------------------------------------------- the AI SDK rows, natively in Node
+@pytest.mark.peers
+@pytest.mark.parametrize("name", ["ai6-stream", "ai7-stream"])
+@pytest.mark.parametrize("via", ["wrapStream", "streamText"])
+def test_ai_sdk_natively_agrees_with_the_protocol_rows(sample, tmp_path: Path, name: str,
+                                                       via: str) -> None:
+    """The real extractReasoningMiddleware judged by the JS runner (its wrapStream alone,
+    or through streamText as the protocol peer drives it) gets the protocol row's
+    verdicts, check for check, on every scenario both judge."""
+    from scrubcheck.peers import find_manifest, read_marker
+    from scrubcheck.peers.envs import env_dir
+
+    manifest = find_manifest(name)
+    if read_marker(manifest.package) is None:
+        pytest.skip(f"peer {name} is not installed (scrubcheck peers install {name})")
+    vectors, scenarios = sample
+    if via == "streamText":  # about 9x the cost per stream: the fixture areas only
+        scenarios = [s for s in scenarios if s.area in FIXTURE_AREAS]
+    out = tmp_path / "report.json"
+    done = _node("src/cli.mjs", str(vectors), "--ai-sdk", str(env_dir(manifest.package)),
+                 "--via", via, "--out", str(out),
+                 *(a for s in scenarios for a in ("--id", s.id)) if via == "streamText"
+                 else ())
+    assert done.returncode in (0, 1), done.stderr
+    report = json.loads(out.read_text(encoding="utf-8"))
+    validate_report(report)
+    run = run_selection(f"peer:{name}", scenarios, RunSettings(linear_check=False, jobs=1),
+                        progress=False)
+    _assert_same_verdicts(run, report)
+
+
+def _assert_same_verdicts(run, report: dict) -> None:
+    ours = {r["scenario_id"]: r for r in report["results"]}
+    differ, not_judged, judged = [], 0, 0
+    for result in run.results:
+        mine = ours[result.scenario_id]
+        if result.outcome.value == "UNSUPPORTED" or mine["outcome"] == "UNSUPPORTED":
+            if result.outcome.value != mine["outcome"]:
+                differ.append(f"{result.scenario_id}: run {result.outcome.value}, "
+                              f"js {mine['outcome']} ({mine['reason']})")
+            continue
+        judged += 1
+        theirs = {(f.check, f.rule, f.level) for f in result.failures if f.check in DATA_CHECKS}
+        found = {(f["check"], f["rule"], f["level"]) for f in mine["failures"]}
+        if theirs - found == {TAG} and found == theirs - {TAG} and any(
+                "R-TAG-1 not judged" in n for n in mine["notes"]):
+            not_judged += 1
+            continue
+        if found != theirs:
+            differ.append(f"{result.scenario_id}: run {sorted(theirs)}, js {sorted(found)}")
+    assert differ == [], "\n".join(differ[:10])
+    assert judged > 0 and not_judged <= max(6, judged // 20)

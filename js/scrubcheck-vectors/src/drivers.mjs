@@ -85,8 +85,14 @@ export function transformStream(factory, options = {}) {
   }, false);
 }
 
+const V3_FINISH = {
+  finishReason: { unified: "stop", raw: "stop" },
+  usage: { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+           outputTokens: { total: 1, text: 1, reasoning: 0 } },
+};
 const FINISH = {
   v2: { finishReason: "stop", usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 } },
+  v4: V3_FINISH,
   v3: {
     finishReason: { unified: "stop", raw: "stop" },
     usage: { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },

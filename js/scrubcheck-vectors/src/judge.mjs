@@ -133,7 +133,8 @@ export async function judge(vector, scrubber, manifest) {
     result.duration_s = Math.round(performance.now() - started) / 1000;
     return result;
   };
-  const unsupported = cannotTake(scrubber, vector.requires, vector.context.features);
+  const unsupported = cannotTake(scrubber, vector.requires, vector.context.features) ??
+    scrubber.refuse?.(vector.context) ?? null;
   if (unsupported) {
     result.outcome = "UNSUPPORTED";
     result.reason = `${scrubber.name}: ${unsupported}`;
