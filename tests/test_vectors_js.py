@@ -220,13 +220,13 @@ def test_matrix_shows_a_row_from_a_js_report(tmp_path: Path, capsys) -> None:
     out = tmp_path / "matrix"
     area = [a for name in FIXTURE_AREAS for a in ("--area", name)]
     assert main(["matrix", "--no-peers", *area, "--quick", "--no-progress", "--out", str(out),
-                 "--report", f"js-naive={tmp_path / 'naive.json'}"]) == 0
+                 "--add-report", f"js-naive={tmp_path / 'naive.json'}"]) == 0
     matrix = json.loads((out / "matrix.json").read_text(encoding="utf-8"))
     row = next(r for r in matrix["rows"] if r["name"] == "js-naive")
     assert row["totals"]["LEAK"] > 20 and row["totals"]["PASS"] > 0
     assert "not run here" in row["restrictions"][0]
     assert "js-naive" in (out / "matrix.md").read_text(encoding="utf-8")
     capsys.readouterr()
-    assert main(["matrix", "--no-peers", "--area", "blocks", "--out", str(out), "--report",
+    assert main(["matrix", "--no-peers", "--area", "blocks", "--out", str(out), "--add-report",
                  f"js-naive={tmp_path / 'naive.json'}"]) == 2  # another selection
     assert "export the vectors with the same selection" in capsys.readouterr().err

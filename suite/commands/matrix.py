@@ -53,7 +53,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="no peer rows: the reference and the --scrubber rows only")
     add_scrubber_option(parser, "also run this scrubber as a row of its own, named after "
                         "the spec", repeatable=True)
-    parser.add_argument("--report", action="append", metavar="NAME=REPORT_JSON", default=[],
+    parser.add_argument("--add-report", action="append", metavar="NAME=REPORT_JSON", default=[],
                         help="also show a row read from a report.json (e.g. scrubcheck-vectors "
                              "judging a JS scrubber); its corpus digest must be the selection's")
     parser.add_argument("--area", action="append", metavar="A",
@@ -119,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
     if not scenarios:
         return _usage(f"no scenario matches the selection ({len(corpus.scenarios)} loaded)")
     try:
-        reports = _reports(args.report, scenarios, taken | {name for name, _ in scrubbers})
+        reports = _reports(args.add_report, scenarios, taken | {name for name, _ in scrubbers})
     except ValueError as exc:
         return _usage(str(exc))
     settings = RunSettings(seed=args.seed, timeout_s=args.timeout, jobs=args.jobs,
@@ -148,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _reports(given: list[str], scenarios: list, taken: set[str]) -> list[tuple[str, str, Any]]:
-    """(name, path, run) of each --report NAME=PATH; ValueError naming the bad one."""
+    """(name, path, run) of each --add-report NAME=PATH; ValueError naming the bad one."""
     from scrubcheck.corpus.fingerprint import corpus_digest
     from scrubcheck.reports.json_report import read_report
 
@@ -157,15 +157,15 @@ def _reports(given: list[str], scenarios: list, taken: set[str]) -> list[tuple[s
     for item in given:
         name, _, path = item.partition("=")
         if not name or not path:
-            raise ValueError(f"--report {item!r}: expected NAME=path/to/report.json")
+            raise ValueError(f"--add-report {item!r}: expected NAME=path/to/report.json")
         if name in taken:
-            raise ValueError(f"--report {item!r}: the row name {name} is taken")
+            raise ValueError(f"--add-report {item!r}: the row name {name} is taken")
         try:
             run = read_report(Path(path))
         except (OSError, ValueError, TypeError, KeyError) as exc:
-            raise ValueError(f"--report {item!r}: {path} is not a report.json ({exc})") from exc
+            raise ValueError(f"--add-report {item!r}: {path} is not a report.json ({exc})") from exc
         if run.settings.get("corpus_digest") != digest:
-            raise ValueError(f"--report {item!r}: {path} judged corpus "
+            raise ValueError(f"--add-report {item!r}: {path} judged corpus "
                              f"{run.settings.get('corpus_digest')}, the selection is {digest} "
                              "(export the vectors with the same selection)")
         taken.add(name)

@@ -74,7 +74,7 @@ def scrubber_row(name: str, spec: str) -> Row:
 
 
 def report_row(name: str, path: str, run: RunResult) -> Row:
-    """A row read from a report.json another runner wrote (`matrix --report NAME=PATH`),
+    """A row read from a report.json another runner wrote (`matrix --add-report NAME=PATH`),
     e.g. scrubcheck-vectors judging a JS scrubber over the exported vectors."""
     checks = run.settings.get("vector_checks", {})
     restrictions = ([f"judged over the vectors by {run.scrubcheck_version}: not run here "

@@ -1,5 +1,5 @@
 // A run over a vector set as report.json (suite/reports/report.schema.json), the file
-// `scrubcheck merge`, `diff` and `matrix --report` read. settings.vector_checks says
+// `scrubcheck merge`, `diff` and `matrix --add-report` read. settings.vector_checks says
 // which checks ran and which need the harness, so no reader takes this PASS for more.
 
 import { createHash } from "node:crypto";
