@@ -50,7 +50,7 @@ export async function drive(session, deltas, canaries = null, cut = null) {
         text = value === null || value === undefined ? "" : String(value);
       }
       const before = run.output.length;
-      run.output.push(...points(text));
+      for (const point of points(text)) run.output.push(point); // no spread: outputs reach 1 MiB
       if (canaries && run.leak === null) {
         const found = canaries.find(run.output, Math.max(0, before), cut);
         if (found !== null) run.leak = { text: found, step };

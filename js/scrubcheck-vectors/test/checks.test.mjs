@@ -66,3 +66,11 @@ test("R-TAG-1 is decided where no code can stand before the tag", () => {
   assert.equal(tagVerdict(vector(), "`<think>`", tags), null);
   assert.equal(tagVerdict(vector(), "<think> then `code`", tags), true);
 });
+
+test("a 1 MiB emission is recorded whole (no argument-spread limit)", async () => {
+  const { drive } = await import("../src/index.mjs");
+  const big = "x".repeat(1 << 20);
+  const run = await drive({ feed: async () => [big], flush: async () => [""] }, ["d"]);
+  assert.ok(run.ok);
+  assert.equal(run.text.length, 1 << 20);
+});
