@@ -17,6 +17,7 @@ import argparse
 import sys
 from contextlib import ExitStack
 from pathlib import Path
+from typing import Any
 
 from scrubcheck.adapters import AdapterError
 from scrubcheck.commands.options import (
@@ -53,6 +54,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="no peer rows: the reference and the --scrubber rows only")
     add_scrubber_option(parser, "also run this scrubber as a row of its own, named after "
                         "the spec", repeatable=True)
+    parser.add_argument("--add-report", action="append", metavar="NAME=REPORT_JSON", default=[],
+                        help="also show a row read from a report.json (e.g. scrubcheck-vectors "
+                             "judging a JS scrubber); its corpus digest must be the selection's")
     parser.add_argument("--area", action="append", metavar="A",
                         help="only scenarios of this area (repeatable; default: the whole "
                              "corpus)")
@@ -117,6 +121,10 @@ def run(args: argparse.Namespace) -> int:
     scenarios = select(corpus.scenarios, areas=args.area, ids=args.id)
     if not scenarios:
         return _usage(f"no scenario matches the selection ({len(corpus.scenarios)} loaded)")
+    try:
+        reports = _reports(args.add_report, scenarios, taken | {name for name, _ in scrubbers})
+    except ValueError as exc:
+        return _usage(str(exc))
     settings = RunSettings(seed=args.seed, timeout_s=args.timeout, jobs=args.jobs,
                            memory_limit=args.memory_limit)
     from scrubcheck.matrix.runs import matrix_settings
@@ -132,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
             matrix = run_matrix(manifests, requested, scenarios, settings, args.out,
                                 quick=args.quick, reuse=args.reuse,
                                 progress=not args.no_progress, scrubbers=scrubbers,
-                                shard=args.shard, runner=runner,
+                                shard=args.shard, runner=runner, reports=reports,
                                 selection=_selection(args, len(scenarios),
                                                      len(corpus.scenarios)))
         except DaskError as exc:
@@ -140,6 +148,32 @@ def run(args: argparse.Namespace) -> int:
     for path in write_matrix(matrix, args.out):
         print(f"wrote {path}")
     return 0
+
+
+def _reports(given: list[str], scenarios: list, taken: set[str]) -> list[tuple[str, str, Any]]:
+    """(name, path, run) of each --add-report NAME=PATH; ValueError naming the bad one."""
+    from scrubcheck.corpus.fingerprint import corpus_digest
+    from scrubcheck.reports.json_report import read_report
+
+    digest = corpus_digest(scenarios)
+    out = []
+    for item in given:
+        name, _, path = item.partition("=")
+        if not name or not path:
+            raise ValueError(f"--add-report {item!r}: expected NAME=path/to/report.json")
+        if name in taken:
+            raise ValueError(f"--add-report {item!r}: the row name {name} is taken")
+        try:
+            run = read_report(Path(path))
+        except (OSError, ValueError, TypeError, KeyError) as exc:
+            raise ValueError(f"--add-report {item!r}: {path} is not a report.json ({exc})") from exc
+        if run.settings.get("corpus_digest") != digest:
+            raise ValueError(f"--add-report {item!r}: {path} judged corpus "
+                             f"{run.settings.get('corpus_digest')}, the selection is {digest} "
+                             "(export the vectors with the same selection)")
+        taken.add(name)
+        out.append((name, path, run))
+    return out
 
 
 def _dask_runner(args: argparse.Namespace, scenarios: list, settings: RunSettings,

@@ -73,6 +73,17 @@ def scrubber_row(name: str, spec: str) -> Row:
     return Row(name, spec, "scrubber", spec, "", spec, "ran")
 
 
+def report_row(name: str, path: str, run: RunResult) -> Row:
+    """A row read from a report.json another runner wrote (`matrix --add-report NAME=PATH`),
+    e.g. scrubcheck-vectors judging a JS scrubber over the exported vectors."""
+    checks = run.settings.get("vector_checks", {})
+    restrictions = ([f"judged over the vectors by {run.scrubcheck_version}: not run here "
+                     f"({', '.join(checks.get('not_run', []))})"] if checks else [])
+    return Row(name, run.scrubber, f"{run.scrubber_kind} scrubber", f"report {path}",
+               str(run.settings.get("implementation_version", "")), run.scrubber, "ran",
+               restrictions=restrictions)
+
+
 def not_run_reason(manifest: Manifest, requested: bool) -> str | None:
     if read_marker(manifest.package) is not None:
         return None
@@ -143,6 +154,7 @@ def run_matrix(
     selection: str = "",
     shard: Shard | None = None,
     runner: RowRunner | None = None,
+    reports: Sequence[tuple[str, str, RunResult]] = (),
 ) -> Matrix:
     """Run the reference, the chosen peers and the `scrubbers` rows ((name, spec) each);
     write each full report as it finishes. `selection` (words saying which scenarios,
@@ -161,6 +173,11 @@ def run_matrix(
     digest = corpus_digest(scenarios)
     rows = _rows(manifests, requested, scrubbers)
     todo = _rows_to_run(rows, out, settings, digest, reuse=reuse, say=say)
+    for name, path, run in reports:  # rows judged elsewhere (a vectors runner), not run here
+        row = report_row(name, path, run)
+        rows.insert(1 + len(scrubbers), row)
+        keep_run(row, run, out)
+        say(f"    {name}: from {path}")
     runner = runner or local_rows(scenarios, settings, shard, progress, say)
     for row, outcome in runner(todo):
         _keep_outcome(row, outcome, out, say)

@@ -1,0 +1,59 @@
+#!/usr/bin/env node
+// scrubcheck-vectors VECTOR_DIR MODULE [--export NAME] [--out report.json] [--id ID]... [--shard K/N]
+//
+// MODULE exports (default, or NAME) a scrubber made with feedFlush, transformStream or
+// middleware from this package. Prints the counts; exit 1 when a MUST rule fails, 2 on
+// a usage error (a bad vector set, a module without the scrubber).
+
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import { aiSdkStream, loadAiSdk } from "./ai-sdk.mjs";
+import { exitCode, runVectors, summary, writeReport } from "./report.mjs";
+
+async function main() {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      allowPositionals: true,
+      options: { export: { type: "string", default: "default" }, out: { type: "string" },
+                 "ai-sdk": { type: "string" }, version: { type: "string", default: "" },
+                 via: { type: "string", default: "wrapStream" },
+                 id: { type: "string", multiple: true }, shard: { type: "string" } },
+    });
+  } catch (error) {
+    console.error(`scrubcheck-vectors: ${error.message}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  const aiSdk = values["ai-sdk"];
+  if (positionals.length !== (aiSdk ? 1 : 2)) {
+    console.error("usage: scrubcheck-vectors VECTOR_DIR MODULE [--export NAME] [--out FILE] " +
+                  "[--id ID]... [--shard K/N]\n" +
+                  "       scrubcheck-vectors VECTOR_DIR --ai-sdk DIR (DIR/node_modules/ai: " +
+                  "its extractReasoningMiddleware; --via wrapStream|streamText)");
+    return 2;
+  }
+  const [dir, module] = positionals;
+  let scrubber;
+  let report;
+  try {
+    const loaded = aiSdk ? { default: aiSdkStream(await loadAiSdk(aiSdk), { via: values.via }) }
+      : await import(pathToFileURL(resolve(module)).href);
+    scrubber = loaded[values.export];
+    if (!scrubber?.open) {
+      throw new Error(`${module}: export ${values.export} is not a scrubber made with ` +
+                      "feedFlush, transformStream or middleware");
+    }
+    report = await runVectors(scrubber, dir, { ids: values.id, shard: values.shard,
+                                               version: values.version });
+  } catch (error) {
+    console.error(`scrubcheck-vectors: ${error.message}`);
+    return 2;
+  }
+  if (values.out) writeReport(report, values.out);
+  console.log(`${scrubber.name}: ${summary(report)}`);
+  return exitCode(report);
+}
+
+process.exitCode = await main();
