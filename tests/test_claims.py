@@ -40,9 +40,10 @@ def test_a_scenario_with_what_the_class_lacks_is_beyond_it(text, context, cls, w
 
 def test_within_a_class_the_scenario_keeps_its_expectation_or_the_model_rereads_it() -> None:
     same = place(_scenario("<THINK>plan it</THINK>Hi", visible="Hi",
-                           reasoning=("plan it",)), "think")
+                           reasoning=("plan it",)), "default")  # ASCII case-insensitive
     assert same.scenario is not None and not same.reread
-    assert same.scenario.visible == "Hi" and same.scenario.context.conformance_class == "think"
+    assert same.scenario.visible == "Hi" and same.scenario.context.conformance_class == "default"
+    assert place(_scenario("<THINK>plan it</THINK>Hi"), "think").scenario is None  # exact
     # R-VOCAB-4: without the feature the generic class shows [THINK] literally; in the
     # bracket class it is a tag, so the SPEC model's reading is the expectation
     literal = "[THINK]plan the answer[/THINK]Hi"

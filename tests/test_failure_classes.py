@@ -86,7 +86,7 @@ def test_the_headline_and_matrix_json_count_classes_and_a_rerender_keeps_them(tm
     page = render_markdown(matrix)
     assert "| distinct failure classes |" in page
     headline = next(line for line in page.splitlines() if line.startswith("| **demo**"))
-    assert headline.split(" | ")[8] == "5"  # 301 leaks, 5 classes
+    assert headline.split(" | ")[9] == "5"  # 301 leaks, 5 classes
     assert "## Distinct failure classes" in page and "`gen-split-think`" in page
     write_matrix(matrix, tmp_path / "first")
     stored = json.loads((tmp_path / "first" / "matrix.json").read_text(encoding="utf-8"))
@@ -97,7 +97,7 @@ def test_the_headline_and_matrix_json_count_classes_and_a_rerender_keeps_them(tm
     capsys.readouterr()
     again = (tmp_path / "again" / "matrix.md").read_text(encoding="utf-8")
     assert next(line for line in again.splitlines()
-                if line.startswith("| **demo**")).split(" | ")[8] == "5"
+                if line.startswith("| **demo**")).split(" | ")[9] == "5"
     html = (tmp_path / "again" / "matrix.html").read_text(encoding="utf-8")
     assert "Distinct failure classes" in html and "gen-split-think-open-138" in html
 
@@ -112,5 +112,5 @@ def test_a_stored_matrix_without_classes_says_so(tmp_path, capsys):
     capsys.readouterr()
     page = (tmp_path / "again" / "matrix.md").read_text(encoding="utf-8")
     assert next(line for line in page.splitlines()
-                if line.startswith("| **demo**")).split(" | ")[8] == "n/a"
+                if line.startswith("| **demo**")).split(" | ")[9] == "n/a"
     assert "Not kept in the stored matrix" in page

@@ -52,7 +52,8 @@ def run(args: argparse.Namespace) -> int:
         bad_files = len({e.file for e in corpus.errors})
         print(f"{len(corpus.files)} files, {len(corpus.scenarios)} scenarios loaded, "
               f"{len(corpus.errors)} errors" + (f" in {bad_files} files" if bad_files else ""))
-        print(f"{format_count} formats loaded, {len(format_errors)} errors")
+        if args.formats or format_errors or not (args.paths or args.corpus):
+            print(f"{format_count} formats loaded, {len(format_errors)} errors")
     return 2 if corpus.errors or format_errors else 0
 
 
