@@ -92,8 +92,9 @@ def register_format_files(paths: Iterable[Path],
     (the vocabulary's: scrubcheck.vocabulary.format_problems)."""
     known = registered_formats()
     added, errors = read_formats(list(paths))
-    for fmt in added if check is not None else ():
-        errors += [FormatError(fmt.file, fmt.line, problem) for problem in check(fmt)]
+    if check is not None:
+        for fmt in added:
+            errors += [FormatError(fmt.file, fmt.line, problem) for problem in check(fmt)]
     for fmt in added:
         if fmt.name in known and known[fmt.name].file != fmt.file:
             first = known[fmt.name]

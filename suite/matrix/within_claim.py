@@ -46,7 +46,8 @@ def _corpus() -> dict[str, Scenario]:
 def _placements(claim: str, ids: tuple[str, ...]) -> dict[str, str | None]:
     """For each id: None within the class (the generic verdict stands), else BEYOND or
     NOT_JUDGED. An id the shipped corpus does not hold is NOT_JUDGED."""
-    corpus, out = _corpus(), {}
+    corpus = _corpus()
+    out: dict[str, str | None] = {}
     for scenario_id in ids:
         scenario = corpus.get(scenario_id)
         if scenario is None:
