@@ -82,6 +82,12 @@ def place(scenario: Scenario, conformance_class: str) -> Placement:
     return Placement(judged, reread=True)
 
 
+def classes_within(scenario: Scenario) -> tuple[str, ...]:
+    """Every conformance class that judges `scenario` (generic first, then the formats in
+    registry order): what a vector set tells a consumer who claims one class."""
+    return tuple(c for c in conformance_classes() if place(scenario, c).scenario is not None)
+
+
 def _context_beyond(context: Context, fmt: Format) -> str | None:
     if context.delimiters:
         return "configures caller delimiters (R-CUSTOM-1), which only the generic class reads"

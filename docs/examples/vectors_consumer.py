@@ -30,7 +30,7 @@ from typing import Any
 
 WHITESPACE = " \t\r\n"
 CONTEXT_KEYS = ("starts_in_reasoning", "inline_answer", "finish_reason", "features",
-                "may_skip_reasoning", "delimiters")
+                "may_skip_reasoning", "delimiters", "conformance_class")
 RAN = ("exception", "type", "leak", "tag", "expected", "invariance", "idempotence",
        "truncation", "reuse")
 
@@ -483,6 +483,15 @@ def read_vectors(folder: Path, ids: set[str] | None) -> tuple[dict[str, Any], li
     return manifest, vectors
 
 
+def beyond_row(entry: dict[str, Any]) -> dict[str, Any]:
+    """A scenario beyond the set's class: shown and counted, never passed or failed."""
+    row = {key: entry[key] for key in ("area", "rules", "file", "line", "description")}
+    row.update(scenario_id=entry["id"], outcome="BEYOND CLAIM", failures=[],
+               reason=entry["reason"], chunkings_run=0, checks_run=0, holdback=None,
+               duration_s=0.0, capped={}, notes=[], metrics={})
+    return row
+
+
 def consume(folder: Path, spec: str, ids: set[str] | None = None,
             object_api: bool = True) -> dict[str, Any]:
     """The report.json (as a dict) of `spec` judged over the vector set in `folder`."""
@@ -490,6 +499,7 @@ def consume(folder: Path, spec: str, ids: set[str] | None = None,
     manifest, vectors = read_vectors(folder, ids)
     scrubber = Scrubber(spec)
     results = [judge(v, scrubber, manifest, object_api) for v in vectors]
+    results += [beyond_row(b) for b in manifest["beyond"] if ids is None or b["id"] in ids]
     counts: dict[str, int] = {}
     for result in results:
         counts[result["outcome"]] = counts.get(result["outcome"], 0) + 1
@@ -505,6 +515,7 @@ def consume(folder: Path, spec: str, ids: set[str] | None = None,
         "duration_s": round(time.perf_counter() - started, 3),
         "settings": {
             "seed": manifest["seed"], "corpus_digest": manifest["corpus_digest"],
+            "conformance_class": manifest["class"],
             "vectors_format": manifest["format_version"], "implementation_version": "",
             "selection": {"scenarios": len(results), "positions": None},
             "vector_checks": {"ran": ran, "not_run": sorted(manifest["checks"]["harness"])

@@ -248,12 +248,17 @@ def add_corpus_option(parser: argparse.ArgumentParser) -> None:
                         help="corpus file or directory (repeatable; default: the shipped corpus)")
 
 
-def add_claim_options(parser: argparse.ArgumentParser) -> None:
-    """--claim and --formats (SPEC section 12), alike on every command that judges."""
+#: what --claim defaults to on a command that judges a scrubber
+CLAIM_DEFAULT = ("what the scrubber claims (its `claims` attribute or peer manifest), "
+                 "else generic")
+
+
+def add_claim_options(parser: argparse.ArgumentParser, default: str = CLAIM_DEFAULT) -> None:
+    """--claim and --formats (SPEC section 12), alike on every command that judges (and on
+    export, whose `default` is generic: it has no scrubber to ask)."""
     parser.add_argument("--claim", metavar="CLASS", default=None,
                         help="the conformance class to judge: generic, or a format's name "
-                             "(scrubcheck formats list); default: what the scrubber claims "
-                             "(its `claims` attribute or peer manifest), else generic. "
+                             f"(scrubcheck formats list); default: {default}. "
                              "Scenarios outside the class are BEYOND CLAIM: shown, never "
                              "passed, never failed")
     parser.add_argument("--formats", metavar="FILE", type=Path, action="append", default=[],

@@ -23,7 +23,7 @@ from scrubcheck.model import Context, Scenario
 from scrubcheck.scrubbers.reference import strip_reasoning
 from scrubcheck.spec import RULES
 from scrubcheck.specmodel import read_stream, tags_outside_code
-from scrubcheck.vocabulary import Vocabulary
+from scrubcheck.vocabulary import GENERIC, Vocabulary
 
 #: chunkings rebuilt from their name alone (see docs/vectors.md)
 NAMED = frozenset({"recorded", "whole", "recorded+empty", "char"})
@@ -34,7 +34,10 @@ class VectorError(ValueError):
 
 
 def vocabulary_key(vocabulary: Vocabulary) -> str:
-    """A stable name for a vocabulary: its features, and a digest of custom delimiters."""
+    """A stable name for a vocabulary: its features, and a digest of custom delimiters;
+    a conformance class's own vocabulary (SPEC section 12) is `class:NAME`."""
+    if vocabulary.conformance_class != GENERIC:
+        return f"class:{vocabulary.conformance_class}"
     name = "+".join(sorted(vocabulary.features)) or "default"
     if vocabulary.delimiters:
         raw = json.dumps([d.as_dict() for d in vocabulary.delimiters], sort_keys=True)

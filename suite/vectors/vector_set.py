@@ -6,6 +6,13 @@ consumer's CI can pin a set by its digest and a change of the set always means
 a change of what is judged. Scenarios whose strings JSON cannot carry exactly
 (two lone surrogate halves that a JSON reader joins into one character) are
 left out, counted in the manifest and printed by `scrubcheck export`.
+
+A set is written for one conformance class (SPEC section 12; generic unless asked):
+each vector names every class that judges it (`classes`), so one generic set tells a
+consumer what a claim covers, and a set exported for a class holds that class's reading
+of each scenario within it (its context names the class, its expectation is the class's)
+and lists the scenarios beyond it in the manifest (`beyond`, with why), never dropping
+them silently, as `run --claim` shows them as BEYOND CLAIM.
 """
 
 from __future__ import annotations
@@ -22,11 +29,13 @@ from typing import Any
 from scrubcheck.checks.reasoning_windows import WINDOW
 from scrubcheck.checks.reuse import POISONS
 from scrubcheck.chunking import Caps
+from scrubcheck.claims import check_class, classes_within, place
 from scrubcheck.corpus.fingerprint import corpus_digest
 from scrubcheck.model import Scenario
 from scrubcheck.spec import RULES, SPEC_VERSION
 from scrubcheck.vectors.checks import DATA_CHECKS, HARNESS_CHECKS
 from scrubcheck.vectors.encode import encode_scenario, vocabulary_key, vocabulary_tags
+from scrubcheck.vocabulary import GENERIC
 
 FORMAT_VERSION = 1
 MANIFEST_SCHEMA_ID = "urn:scrubcheck:vectors-manifest:1"
@@ -44,6 +53,8 @@ class VectorSet:
     manifest: dict[str, Any]
     lines: list[str]  # one JSON text per vector, without the newline
     left_out: list[tuple[str, str]] = field(default_factory=list)  # (scenario id, why)
+    #: the scenarios beyond the class: what a consumer's BEYOND CLAIM row needs, and why
+    beyond: list[dict[str, Any]] = field(default_factory=list)
 
 
 def dumps(value: Any) -> str:
@@ -65,15 +76,28 @@ def build_vector_set(
     random_count: int = 8,
     caps: Caps | None = None,
     selection: dict[str, list[str]] | None = None,
+    conformance_class: str = GENERIC,
 ) -> VectorSet:
-    """Every scenario of the selection as a vector, and the manifest that describes them."""
+    """Every scenario of the selection as a vector, as `conformance_class` judges it, and
+    the manifest that describes them (UnknownClass for a class no format has)."""
     caps = caps or Caps()
+    check_class(conformance_class)
     chosen = list(scenarios)
     lines: list[str] = []
     left_out: list[tuple[str, str]] = []
+    beyond: list[dict[str, Any]] = []
     vocabularies: dict[str, list[str]] = {}
-    for scenario in chosen:
+    for original in chosen:
+        placement = place(original, conformance_class)
+        if placement.scenario is None:
+            beyond.append({"id": original.id, "area": original.area, "rules": list(original.rules),
+                           "file": original.file, "line": original.line,
+                           "description": original.description,
+                           "reason": placement.beyond or "beyond the class"})
+            continue
+        scenario = placement.scenario
         vector = encode_scenario(scenario, seed, random_count, caps)
+        vector["classes"] = list(classes_within(original))
         if not _portable(vector):
             left_out.append((scenario.id, "a string JSON cannot carry exactly (lone "
                              "surrogate halves that a JSON reader joins into one character)"))
@@ -86,6 +110,8 @@ def build_vector_set(
         "format_version": FORMAT_VERSION,
         "spec_version": SPEC_VERSION,
         "corpus_digest": corpus_digest(chosen),
+        "class": conformance_class,
+        "beyond": beyond,
         "seed": seed,
         "random_chunkings": random_count,
         "selection": selection or {},
@@ -100,7 +126,7 @@ def build_vector_set(
     body = "".join(line + "\n" for line in lines).encode("utf-8", "backslashreplace")
     manifest["files"] = {VECTORS: {"bytes": len(body), "sha256": hashlib.sha256(body).hexdigest(),
                                    "gzip_bytes": len(_gzip(body))}}
-    return VectorSet(manifest, lines, left_out)
+    return VectorSet(manifest, lines, left_out, beyond)
 
 
 def _gzip(data: bytes) -> bytes:

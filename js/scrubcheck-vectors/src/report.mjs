@@ -25,6 +25,15 @@ function parseShard(text) {
   return { index, count };
 }
 
+// A scenario beyond the set's class (manifest.beyond): shown and counted, as scrubcheck
+// run --claim shows it, never passed and never failed.
+function beyondRow(entry) {
+  const { id, reason, ...where } = entry;
+  return { ...where, scenario_id: id, outcome: "BEYOND CLAIM", failures: [], reason,
+           chunkings_run: 0, checks_run: 0, holdback: null, duration_s: 0, capped: {},
+           notes: [], metrics: {} };
+}
+
 export async function runVectors(scrubber, dir, { ids, shard, version = "",
                                                   onResult = () => {} } = {}) {
   const started = new Date();
@@ -39,6 +48,14 @@ export async function runVectors(scrubber, dir, { ids, shard, version = "",
     const result = await judge(vector, scrubber, manifest);
     results.push(result);
     onResult(result);
+  }
+  const wanted = ids ? new Set(ids) : null;
+  for (const entry of manifest.beyond ?? []) {
+    if (wanted && !wanted.has(entry.id)) continue;
+    if (part && shardOf(entry.id, part.count) !== part.index) continue;
+    const row = beyondRow(entry);
+    results.push(row);
+    onResult(row);
   }
   const counts = {};
   for (const r of results) counts[r.outcome] = (counts[r.outcome] ?? 0) + 1;
@@ -57,6 +74,7 @@ export async function runVectors(scrubber, dir, { ids, shard, version = "",
     settings: {
       seed: manifest.seed,
       corpus_digest: manifest.corpus_digest,
+      conformance_class: manifest.class ?? "generic",
       vectors_format: manifest.format_version,
       implementation_version: version,
       shard: part ? `${part.index}/${part.count}` : null,

@@ -37,7 +37,8 @@ export function loadVectors(dir, { ids } = {}) {
     if (!wanted || wanted.has(vector.id)) vectors.push(vector);
   });
   if (wanted) {
-    const found = new Set(vectors.map((v) => v.id));
+    // an id beyond the set's class is known too: the report shows it as BEYOND CLAIM
+    const found = new Set([...vectors.map((v) => v.id), ...(manifest.beyond ?? []).map((b) => b.id)]);
     const missing = [...wanted].filter((id) => !found.has(id));
     if (missing.length) throw new VectorError(`${path}: no vector ${missing.join(", ")}`);
   }

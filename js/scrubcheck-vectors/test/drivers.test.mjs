@@ -84,3 +84,32 @@ test("a scenario needing context the scrubber cannot take is UNSUPPORTED", async
   assert.equal(report.results[0].outcome, "UNSUPPORTED");
   assert.match(report.results[0].reason, /starts_in_reasoning/);
 });
+
+// A set exported with --claim lists the scenarios beyond its class in the manifest: each
+// is a BEYOND CLAIM row of the report (shown and counted, never passed), as in run --claim.
+test("the scenarios beyond a set's class are BEYOND CLAIM rows, never dropped", async () => {
+  const { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } = await import("node:fs");
+  const { join } = await import("node:path");
+  const { tmpdir } = await import("node:os");
+  const dir = mkdtempSync(join(tmpdir(), "beyond-"));
+  try {
+    cpSync(VECTORS, dir, { recursive: true });
+    const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
+    const where = { area: "x", rules: ["R-BLOCK-1"], file: "x.yaml", line: 3, description: "d" };
+    manifest.class = "think";
+    manifest.beyond = [{ id: "x-other-tag", reason: "holds '<thought>'", ...where },
+                       { id: "x-caller-delimiters", reason: "configures caller delimiters", ...where }];
+    writeFileSync(join(dir, "manifest.json"), JSON.stringify(manifest));
+    const report = await runVectors(small, dir);
+    const beyond = report.results.filter((r) => r.outcome === "BEYOND CLAIM");
+    assert.deepEqual(beyond.map((r) => [r.scenario_id, r.reason]),
+                     manifest.beyond.map((b) => [b.id, b.reason]));
+    assert.equal(report.counts["BEYOND CLAIM"], 2);
+    assert.equal(report.settings.conformance_class, "think");
+    assert.equal(report.results.length, manifest.count + 2);
+    const one = await runVectors(small, dir, { ids: ["x-other-tag", SELECTION[0]] });
+    assert.deepEqual(one.results.map((r) => r.outcome).sort(), ["BEYOND CLAIM", "PASS"]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
