@@ -37,7 +37,7 @@ from scrubcheck.commands.options import (
 )
 from scrubcheck.corpus import load_corpus, select
 from scrubcheck.distributed.dask_runner import DaskError
-from scrubcheck.reports.analysis import is_leak
+from scrubcheck.evidence import Severity
 from scrubcheck.reports.text import output_excerpt
 from scrubcheck.results import Outcome, RunResult, ScenarioResult
 from scrubcheck.runner import RunSettings
@@ -171,7 +171,7 @@ def print_summary(result: RunResult, level: str, out=None) -> None:
     counts = result.counts()
     print("  ".join(f"{o.value} {counts.get(o.value, 0)}" for o in Outcome
                     if counts.get(o.value, 0) or o in (Outcome.PASS, Outcome.FAIL)), file=out)
-    leaks = sum(1 for r in rows if _problem_order(r) == 0)
+    leaks = sum(1 for r in rows if r.severity is Severity.LEAK)
     print(f"leaks: {_plural(leaks, 'scenario')} "
           f"{'shows' if leaks == 1 else 'show'} reasoning to the user", file=out)
     should_only = sum(1 for r in rows if r.outcome is Outcome.FAIL and r.worst_level == "SHOULD")
@@ -212,19 +212,10 @@ def print_summary(result: RunResult, level: str, out=None) -> None:
     print(f"result: {result.verdict(level)} at level {level} (exit {code})", file=out)
 
 
-def _problem_order(result: ScenarioResult) -> int:
-    """Leaks first, then other MUST failures, then errors and timeouts, then SHOULD
-    (a pass has no failures, so it can only be a 2 and is never listed)."""
-    if any(is_leak(f) for f in result.failures):
-        return 0
-    if result.outcome is Outcome.FAIL:
-        return 1 if result.worst_level == "MUST" else 3
-    return 2
-
-
 def _print_problems(rows: list[ScenarioResult], level: str, out) -> None:
     problems = sorted((r for r in rows if r.outcome in (Outcome.FAIL, Outcome.ERROR,
-                                                       Outcome.TIMEOUT)), key=_problem_order)
+                                                       Outcome.TIMEOUT)),
+                      key=lambda r: r.severity)
     unsupported = [r for r in rows if r.outcome is Outcome.UNSUPPORTED]
     if problems:
         print(f"\nfailing scenarios ({len(problems)}; leaks first, then MUST failures, errors "
@@ -247,7 +238,7 @@ def _print_problems(rows: list[ScenarioResult], level: str, out) -> None:
 def _print_problem(r: ScenarioResult, out) -> None:
     """One failing scenario: what failed, where, the replay command, what it printed."""
     where = f"{r.file}:{r.line}"
-    leak = " [leak]" if _problem_order(r) == 0 else ""
+    leak = " [leak]" if r.severity is Severity.LEAK else ""
     if r.outcome is Outcome.FAIL and r.failures:
         first = r.failures[0]
         more = f" (+{len(r.failures) - 1} more checks)" if len(r.failures) > 1 else ""
