@@ -11,9 +11,49 @@ on can never change under its reader.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
+from enum import IntEnum
 from typing import Any
 
-from scrubcheck.spec import RULES
+from scrubcheck.spec import RULES, Level
+
+#: Checks every failure of which shows reasoning, whatever rule it reports: the leak
+#: windows and the cut streams (a cut stream showing a pre-fill still undecided, R-SKIP-2,
+#: shows reasoning too). Spelled as report.json spells them (`checks.names.Check`, which
+#: sits above and is kept equal by tests/test_registry.py) so that the evidence itself,
+#: read back from any report, answers "is this a leak".
+LEAK_CHECKS: frozenset[str] = frozenset({"leak", "truncation"})
+
+
+def shows_reasoning(check: str, rule: str) -> bool:
+    """Whether a failure of `check` under `rule` showed reasoning to the user: a leak
+    check's failure, or one under a rule SPEC marks as a leak (`spec.Rule.leak`); a hunt
+    property names its check by its rule."""
+    known = RULES.get(rule)
+    return check in LEAK_CHECKS or (known is not None and known.leak)
+
+
+class Severity(IntEnum):
+    """How bad a failure or a scenario result is, worst first: the one order every
+    listing of problems follows (reports, console, matrix, mutation oracle).
+
+    A leak comes first whatever else happened; then a broken MUST rule; then the results
+    the harness could not judge (an error, then a timeout); then a broken SHOULD rule;
+    NONE is a result with nothing wrong.
+    """
+
+    LEAK = 0
+    MUST = 1
+    ERROR = 2
+    TIMEOUT = 3
+    SHOULD = 4
+    NONE = 5
+
+    @classmethod
+    def of_failure(cls, leak: bool, level: str) -> Severity:
+        """A failure's severity from its leak flag and its rule's level."""
+        if leak:
+            return cls.LEAK
+        return cls.MUST if level == Level.MUST else cls.SHOULD
 
 
 @dataclass(frozen=True)
@@ -43,6 +83,15 @@ class Evidence:
             object.__setattr__(self, "level", RULES[self.rule].level)
         if not isinstance(self.deltas, tuple):  # report.json gives lists
             object.__setattr__(self, "deltas", tuple(self.deltas))
+
+    @property
+    def leak(self) -> bool:
+        """Whether this failure showed reasoning to the user (`shows_reasoning`)."""
+        return shows_reasoning(self.check, self.rule)
+
+    @property
+    def severity(self) -> Severity:
+        return Severity.of_failure(self.leak, self.level)
 
     @property
     def signature(self) -> tuple[str, str]:

@@ -10,7 +10,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field, fields
 from enum import StrEnum
 
-from scrubcheck.evidence import Evidence
+from scrubcheck.evidence import Evidence, Severity
 
 
 class Verdict(StrEnum):
@@ -102,6 +102,17 @@ class ScenarioResult:
         if "MUST" in levels:
             return "MUST"
         return "SHOULD" if levels else None
+
+    @property
+    def severity(self) -> Severity:
+        """Where this result goes in a list of problems (`Severity`): a leak whatever the
+        outcome, then a FAIL by its worst level, an ERROR, a TIMEOUT; NONE otherwise."""
+        if any(f.leak for f in self.failures):
+            return Severity.LEAK
+        if self.outcome is Outcome.FAIL:
+            return Severity.MUST if self.worst_level == "MUST" else Severity.SHOULD
+        return {Outcome.ERROR: Severity.ERROR, Outcome.TIMEOUT: Severity.TIMEOUT}.get(
+            self.outcome, Severity.NONE)
 
     def fails_at(self, level: str) -> bool:
         """Whether this result breaks the run at `level` ('must' or 'should')."""

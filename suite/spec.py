@@ -21,6 +21,8 @@ class Rule:
     id: str
     level: Level
     title: str
+    #: a failure under it means reasoning reached the user: the worst kind (a leak)
+    leak: bool = False
 
     @property
     def group(self) -> str:
@@ -63,10 +65,10 @@ RULES: dict[str, Rule] = {
         Rule("R-CUSTOM-1", Level.MUST,
              "caller delimiters add to the vocabulary, matched literally"),
         Rule("R-CUSTOM-2", Level.MUST, "a delimiter shared by several pairs serves each of them"),
-        Rule("R-LEAK-1", Level.MUST, "no reasoning in the output at any point"),
+        Rule("R-LEAK-1", Level.MUST, "no reasoning in the output at any point", leak=True),
         Rule("R-IDEM-1", Level.MUST, "scrubbing the output again changes nothing"),
         Rule("R-CHUNK-1", Level.MUST, "output independent of delta boundaries"),
-        Rule("R-TRUNC-1", Level.MUST, "a stream cut anywhere leaks nothing"),
+        Rule("R-TRUNC-1", Level.MUST, "a stream cut anywhere leaks nothing", leak=True),
         Rule("R-FID-1", Level.MUST, "answer text comes out exactly"),
         Rule("R-WS-1", Level.MUST, "whitespace may differ only around removed pieces"),
         Rule("R-REUSE-1", Level.MUST, "a flushed scrubber starts the next stream clean"),
@@ -76,6 +78,10 @@ RULES: dict[str, Rule] = {
         Rule("R-ROBUST-2", Level.MUST, "time linear in the stream length"),
     )
 }
+
+
+#: The rules whose failure is a leak, in SPEC order.
+LEAK_RULES: tuple[str, ...] = tuple(rule.id for rule in RULES.values() if rule.leak)
 
 
 def spec_path() -> Path | None:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from scrubcheck.cachedir import cache_dir
-from scrubcheck.gateways.envs import gateways_root
+from scrubcheck.gateway.products.envs import gateways_root
 from scrubcheck.hunt.database import open_database
 from scrubcheck.hunt.fuzzing import work_directory
 from scrubcheck.peers.envs import cache_root

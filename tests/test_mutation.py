@@ -19,7 +19,7 @@ from scrubcheck.cli import main  # noqa: E402
 from scrubcheck.corpus import load_corpus, select  # noqa: E402
 from scrubcheck.mutation.equivalents import EquivalentsError, load_equivalents  # noqa: E402
 from scrubcheck.mutation.mutants import Mutant, Site, mutant_id, population  # noqa: E402
-from scrubcheck.mutation.oracle import Oracle, OracleError, Verdict  # noqa: E402
+from scrubcheck.mutation.oracle import MutantFate, Oracle, OracleError  # noqa: E402
 from scrubcheck.mutation.report_md import render  # noqa: E402
 from scrubcheck.mutation.session import (  # noqa: E402
     CONTRADICTED,
@@ -242,11 +242,11 @@ def test_the_report_shows_rate_per_file_counts_survivor_diffs_and_reasons(tmp_pa
     mutants = pop.sample(3, seed=0).mutants
     oracle = Oracle([], RunSettings(jobs=2, random_count=2))
     session = Session(pop, seed=7, oracle=oracle,
-                      baseline=Verdict("survived", scenarios_run=9, seconds=1.5))
+                      baseline=MutantFate("survived", scenarios_run=9, seconds=1.5))
     session.judged = [
-        Judged(mutants[0], Verdict("killed", "leak", "some-scenario", "R-LEAK-1", 4, 0.5)),
-        Judged(mutants[1], Verdict("survived", scenarios_run=9, seconds=2.0)),
-        Judged(mutants[2], Verdict("survived", scenarios_run=9, seconds=2.0),
+        Judged(mutants[0], MutantFate("killed", "leak", "some-scenario", "R-LEAK-1", 4, 0.5)),
+        Judged(mutants[1], MutantFate("survived", scenarios_run=9, seconds=2.0)),
+        Judged(mutants[2], MutantFate("survived", scenarios_run=9, seconds=2.0),
                equivalent=load_equivalents(_write(tmp_path, _entry(mutants[2], "because |"))
                                            )[mutants[2].id]),
     ]

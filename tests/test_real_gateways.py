@@ -33,10 +33,7 @@ import pytest
 
 from scrubcheck.cli import main
 from scrubcheck.corpus import Corpus
-from scrubcheck.gateway.replay import Catalog
-from scrubcheck.gateway.server import ReplayServer, running
-from scrubcheck.gateway.upstream import Shape, selector
-from scrubcheck.gateways import (
+from scrubcheck.gateway.products import (
     Endpoint,
     GatewayError,
     GatewayManifest,
@@ -47,8 +44,11 @@ from scrubcheck.gateways import (
     running_gateway,
     shipped_gateways,
 )
-from scrubcheck.gateways.envs import gateway_env, gateways_root
-from scrubcheck.gateways.manifest import GatewayConfig, load_gateway
+from scrubcheck.gateway.products.envs import gateway_env, gateways_root
+from scrubcheck.gateway.products.manifest import GatewayConfig, load_gateway
+from scrubcheck.gateway.replay import Catalog
+from scrubcheck.gateway.server import ReplayServer, running
+from scrubcheck.gateway.upstream import Shape, selector
 from scrubcheck.peers.envs import Installed, write_marker
 from scrubcheck.peers.manifest import Package
 

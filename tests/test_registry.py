@@ -15,11 +15,9 @@ from scrubcheck.checks.registry import (
     CHECK_PROPERTIES,
     CHECKS,
     INVARIANT_RULES,
-    LEAK_RULES,
     check_order,
-    is_leak,
 )
-from scrubcheck.evidence import Evidence
+from scrubcheck.evidence import LEAK_CHECKS, Evidence, shows_reasoning
 from scrubcheck.gateway.verdicts import ClientOutcome
 from scrubcheck.hunt.selftest import LEAK
 from scrubcheck.hunt.target import _RAISERS
@@ -27,7 +25,7 @@ from scrubcheck.hunt.violation import HARNESS_PROPERTIES, PROPERTIES, PropertyFa
 from scrubcheck.matrix.verdicts import VERDICTS
 from scrubcheck.results import Outcome, Verdict
 from scrubcheck.runner.collect import FailureCollector
-from scrubcheck.spec import RULES
+from scrubcheck.spec import LEAK_RULES, RULES
 
 SPEC = Path(__file__).resolve().parent.parent / "SPEC.md"
 
@@ -56,9 +54,12 @@ def test_the_invariant_rules_are_spec_section_8():
 
 
 def test_a_leak_is_a_leak_check_or_a_leak_rule():
-    assert LEAK_RULES == {"R-LEAK-1", "R-TRUNC-1"} and LEAK == ("R-LEAK-1", "R-TRUNC-1")
-    assert is_leak(Check.TRUNCATION, "R-SKIP-2")  # a cut stream showing undecided text
-    assert is_leak("no-leak", "R-LEAK-1") and not is_leak(Check.TAG, "R-TAG-1")
+    assert LEAK_RULES == ("R-LEAK-1", "R-TRUNC-1") and LEAK == LEAK_RULES
+    assert shows_reasoning(Check.TRUNCATION, "R-SKIP-2")  # a cut stream showing undecided text
+    assert shows_reasoning("no-leak", "R-LEAK-1") and not shows_reasoning(Check.TAG, "R-TAG-1")
+    assert Evidence(Check.TRUNCATION, "R-SKIP-2").leak and not Evidence("tag", "R-TAG-1").leak
+    # the bottom layer's leak checks are registry checks, spelled as they are
+    assert LEAK_CHECKS == {e.name.value for e in CHECKS if e.leak} == {Check.LEAK, Check.TRUNCATION}
 
 
 def test_every_hunt_property_is_a_check_or_the_harness_s_own_and_raises_from_its_own_frame():

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import io
 
-from scrubcheck.commands.run import print_summary
+from scrubcheck.reports.console import print_summary
 from scrubcheck.results import Failure, Outcome, RunResult, ScenarioResult
 
 

@@ -1,10 +1,10 @@
 """The registry of checks: each check once, with everything the tools derive from it.
 
-The runner orders a scenario's failures by `order`, the reports and the matrix
-call a failure a leak by `leak`, the hunt and the fuzz target name their
+The runner orders a scenario's failures by `order`, the hunt and the fuzz target name their
 properties by `prop`, `checks.expected` and the hunt's scenarios take SPEC
-section 8's invariants from `invariant`, and the self-test's leak rules come
-from here too.
+section 8's invariants from `invariant`. Whether a failure is a leak is the
+evidence's to say (`Evidence.leak`, from the rule's and the check's flags in the
+bottom layer), so a report read back from report.json needs no registry to say it.
 
 A check that judges one finished output (`on_output`: called with a `Subject`
 and the output) is run by the runner on every chunking's output and by the hunt
@@ -31,7 +31,7 @@ from scrubcheck.checks.reuse import check_reuse
 from scrubcheck.checks.robust import check_exception, check_types
 from scrubcheck.checks.tags import check_tags
 from scrubcheck.checks.truncation import run_truncation
-from scrubcheck.evidence import Evidence
+from scrubcheck.evidence import LEAK_CHECKS, Evidence
 from scrubcheck.model import Scenario
 from scrubcheck.vocabulary import Vocabulary
 
@@ -72,7 +72,6 @@ class CheckEntry:
     name: Check
     rules: tuple[str, ...]  # the rules it exists for (first: the one it reports by default)
     run: Callable[..., Any]  # the function that judges
-    leak: bool = False  # a failure means reasoning reached the user: the worst kind
     invariant: bool = False  # its rules are SPEC section 8 whole-stream invariants
     scope: Scope = Scope.SCENARIO
     prop: str | None = None  # the hunt/fuzz property that runs it (None: not searched)
@@ -80,6 +79,11 @@ class CheckEntry:
     also: tuple[str, ...] = ()  # other rules it may report (not its own)
     on_output: OutputCheck | None = None  # set for a check of one finished output
     applies: Callable[[Subject], bool] = _always  # whether it judges this stream at all
+
+    @property
+    def leak(self) -> bool:
+        """A failure means reasoning reached the user: the worst kind (`LEAK_CHECKS`)."""
+        return self.name in LEAK_CHECKS
 
     @property
     def order(self) -> int:
@@ -96,10 +100,10 @@ CHECKS: tuple[CheckEntry, ...] = (
     CheckEntry(Check.EXCEPTION, ("R-ROBUST-1",), check_exception, prop="robust",
                says="feed() and flush() return str and never raise (R-ROBUST-1)"),
     CheckEntry(Check.TYPE, ("R-ROBUST-1",), check_types, prop="robust"),
-    CheckEntry(Check.LEAK, ("R-LEAK-1",), check_leak, leak=True, invariant=True,
+    CheckEntry(Check.LEAK, ("R-LEAK-1",), check_leak, invariant=True,
                prop="no-leak",
                says="no canary of the reasoning shows at any point of the stream (R-LEAK-1)"),
-    CheckEntry(Check.TRUNCATION, ("R-TRUNC-1",), run_truncation, leak=True, invariant=True,
+    CheckEntry(Check.TRUNCATION, ("R-TRUNC-1",), run_truncation, invariant=True,
                prop="truncation", also=("R-SKIP-2",),
                says="the stream cut at a random point leaks nothing (R-TRUNC-1)"),
     CheckEntry(Check.TAG, ("R-TAG-1",), check_tags, prop="no-tag", on_output=_tags,
@@ -124,10 +128,6 @@ ORDER: dict[str, int] = {entry.name: index for index, entry in enumerate(CHECKS)
 BY_NAME: dict[str, CheckEntry] = {entry.name: entry for entry in CHECKS}
 #: The checks of one finished output, in order (the runner and the hunt loop over them).
 OUTPUT_CHECKS: tuple[CheckEntry, ...] = tuple(e for e in CHECKS if e.on_output is not None)
-#: Checks whose failure means reasoning reached the user (SPEC R-LEAK-1, R-TRUNC-1).
-LEAK_CHECKS = frozenset(entry.name for entry in CHECKS if entry.leak)
-#: Their rules: a failure under one of them is a leak whatever check reported it.
-LEAK_RULES = frozenset(rule for entry in CHECKS if entry.leak for rule in entry.rules)
 #: SPEC section 8, whole-stream invariants with checks of their own.
 INVARIANT_RULES = frozenset(rule for entry in CHECKS if entry.invariant for rule in entry.rules)
 #: hunt/fuzz property -> what it checks, in the registry's order (one per property).
@@ -138,11 +138,6 @@ CHECK_PROPERTIES: dict[str, str] = {
 def output_checks(subject: Subject) -> tuple[CheckEntry, ...]:
     """The output checks that judge `subject`'s outputs, in order."""
     return tuple(entry for entry in OUTPUT_CHECKS if entry.applies(subject))
-
-
-def is_leak(check: str, rule: str) -> bool:
-    """Whether a failure of `check` under `rule` showed reasoning to the user."""
-    return check in LEAK_CHECKS or rule in LEAK_RULES
 
 
 def check_order(check: str) -> int:

@@ -566,8 +566,8 @@ def _audit_gateway(args: argparse.Namespace, scenarios: list[Scenario], options:
 
     if not args.gateway_name:
         return audit(args.gateway, scenarios, options, upstream=upstream, progress=progress)
-    from scrubcheck.gateways import GatewayError, GatewayManifestError
-    from scrubcheck.gateways.audited import audit_named
+    from scrubcheck.gateway.products import GatewayError, GatewayManifestError
+    from scrubcheck.gateway.products.audited import audit_named
 
     try:
         return audit_named(args.gateway_name, scenarios, options, upstream=upstream,
@@ -589,7 +589,7 @@ def _write_audit(args: argparse.Namespace, result: AuditResult) -> None:
     report_dir = Path(args.out or Path("reports") / "gateway-audit" / slug(result.label))
     stem = "audit"
     if args.gateway_name:
-        from scrubcheck.gateways.audited import report_stem
+        from scrubcheck.gateway.products.audited import report_stem
 
         stem = report_stem(args.gateway_name)
     for path in write_audit_reports(result, report_dir, stem):

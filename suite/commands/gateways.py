@@ -1,7 +1,7 @@
 """`scrubcheck gateways install|list`: build and show the real gateway products.
 
 `install` with no names builds every shipped gateway (LiteLLM proxy, Portkey's
-gateway); environments live in the user cache (`scrubcheck.gateways.envs`) and
+gateway); environments live in the user cache (`gateway.products.envs`) and
 are built once. `list` says what is installed, with the versions read back
 from each environment, and each gateway's configurations. `scrubcheck gateway
 audit --gateway-name NAME[:CONFIG]` then starts one and audits it.
@@ -18,7 +18,7 @@ from scrubcheck.commands.options import (
     usage_error,
     usage_for,
 )
-from scrubcheck.gateways import (
+from scrubcheck.gateway.products import (
     GatewayManifest,
     GatewayManifestError,
     gateways_root,

@@ -22,7 +22,8 @@ import json
 from pathlib import Path
 
 from scrubcheck.commands.options import add_level_option, add_out_option, usage_for
-from scrubcheck.commands.run import print_summary, slug, write_all
+from scrubcheck.commands.run import slug, write_all
+from scrubcheck.reports.console import print_summary
 from scrubcheck.results import RunResult
 from scrubcheck.runner.merge import MergeError, merge_shards
 

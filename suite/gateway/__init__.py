@@ -18,4 +18,6 @@
     audit.py       `gateway audit`: the corpus through a gateway, and the result
     audit_report.py  the audit's Markdown, HTML, JSON (audit.schema.json), JUnit
     samples/       one sample capture per reasoning format
+    products/      the real gateway products (LiteLLM proxy, Portkey): manifests,
+                   their environments in the user cache, starting and stopping them
 """

@@ -41,6 +41,8 @@ from scrubcheck.gateway.verdicts import (
 )
 from scrubcheck.reports.htmlpage import PAGE_CSS  # one look for every scrubcheck page
 from scrubcheck.reports.htmlpage import text as html_text
+from scrubcheck.reports.json_report import json_document
+from scrubcheck.reports.junit import MESSAGE_LIMIT, element, junit_document
 from scrubcheck.reports.mdtext import cell, code_span, fenced
 from scrubcheck.reports.text import plural, shorten, xml_safe
 from scrubcheck.results import Verdict
@@ -50,7 +52,6 @@ FORMAT_VERSION = 2
 SCHEMA_FILE = "audit.schema.json"
 #: Failures shown in full per verdict in Markdown and HTML; the rest are listed by id.
 SHOWN = 40
-MESSAGE_LIMIT = 500
 
 
 def file_names(stem: str = "audit") -> dict[str, str]:
@@ -86,7 +87,7 @@ def report_dict(result: AuditResult) -> dict[str, Any]:
 
 
 def render_json(result: AuditResult) -> str:
-    return json.dumps(report_dict(result), ensure_ascii=False, indent=1) + "\n"
+    return json_document(report_dict(result))
 
 
 @cache
@@ -283,14 +284,6 @@ def render_html(result: AuditResult) -> str:
 
 
 # ----------------------------------------------------------------------- JUnit
-def _element(parent: ET.Element, tag: str, body: str | None = None,
-             **attrs: object) -> ET.Element:
-    child = ET.SubElement(parent, tag, {k: xml_safe(str(v)) for k, v in attrs.items()})
-    if body is not None:
-        child.text = xml_safe(body)
-    return child
-
-
 def _case_text(r: ScenarioAudit) -> str:
     lines = []
     for p in r.passes:
@@ -325,13 +318,13 @@ def build_junit(result: AuditResult) -> ET.Element:
     for r in result.results:
         by_area.setdefault(r.scenario.area, []).append(r)
     for area, rows in by_area.items():
-        suite = _element(root, "testsuite", name=area, tests=len(rows),
+        suite = element(root, "testsuite", name=area, tests=len(rows),
                          failures=sum(1 for r in rows if r.failed and not _errored(r)),
                          errors=sum(1 for r in rows if _errored(r)),
                          skipped=0, timestamp=result.started_at,
                          time=_seconds([p for r in rows for p in r.passes]))
         for r in rows:
-            case = _element(suite, "testcase", classname=area,
+            case = element(suite, "testcase", classname=area,
                             name=f"{r.scenario.id} [{r.shape.value}]",
                             file=r.scenario.file, line=r.scenario.line,
                             time=_seconds(r.passes))
@@ -339,25 +332,22 @@ def build_junit(result: AuditResult) -> ET.Element:
             message = shorten(f"{_pair(r)}: {worst.detail}", MESSAGE_LIMIT)
             kind = f"scrubbed {r.scrubbed.value}, raw {r.raw.value}"
             if _errored(r):
-                _element(case, "error", _case_text(r), message=message, type=kind)
+                element(case, "error", _case_text(r), message=message, type=kind)
             elif r.failed:
-                _element(case, "failure", _case_text(r), message=message, type=kind)
+                element(case, "failure", _case_text(r), message=message, type=kind)
             else:
-                _element(case, "system-out", _case_text(r))
+                element(case, "system-out", _case_text(r))
     if result.problem:
-        suite = _element(root, "testsuite", name="gateway", tests=1, failures=0, errors=1,
+        suite = element(root, "testsuite", name="gateway", tests=1, failures=0, errors=1,
                          skipped=0, timestamp=result.started_at, time="0")
-        case = _element(suite, "testcase", classname="gateway", name="reach the gateway")
-        _element(case, "error", result.problem, message=shorten(result.problem, MESSAGE_LIMIT),
+        case = element(suite, "testcase", classname="gateway", name="reach the gateway")
+        element(case, "error", result.problem, message=shorten(result.problem, MESSAGE_LIMIT),
                  type=Verdict.NOTHING_RAN.value)
     return root
 
 
 def render_junit(result: AuditResult) -> str:
-    root = build_junit(result)
-    ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") \
-        + "\n"
+    return junit_document(build_junit(result))
 
 
 # --------------------------------------------------------------------- console

@@ -19,7 +19,7 @@ from scrubcheck.checks import run_stream
 from scrubcheck.gateway.capture import Capture
 from scrubcheck.gateway.compare import Expectation, as_completion, expectation, outcome, sent
 from scrubcheck.gateway.upstream import Shape
-from scrubcheck.gateway.verdicts import ClientOutcome, Verdict, _short
+from scrubcheck.gateway.verdicts import ClientOutcome, ScrubberJudgement, _short
 from scrubcheck.gateway.wire import context_from_dict
 from scrubcheck.model import Context, Scenario
 
@@ -43,7 +43,7 @@ def audited_expectation(capture: Capture, scenarios: Mapping[str, Scenario]
 
 
 def judge_audited(capture: Capture, expect: Expectation, context: Context,
-                  specs: list[str]) -> list[Verdict]:
+                  specs: list[str]) -> list[ScrubberJudgement]:
     """Each scrubber on the capture's content with the audit's context, judged as the
     audit judges its scrubbing client."""
     verdicts = []
@@ -51,18 +51,18 @@ def judge_audited(capture: Capture, expect: Expectation, context: Context,
         try:
             adapter = load_adapter(spec)
         except AdapterError as exc:
-            verdicts.append(Verdict(spec, "?", ClientOutcome.ERROR.value,
+            verdicts.append(ScrubberJudgement(spec, "?", ClientOutcome.ERROR.value,
                                     f"cannot load: {_short(str(exc))}"))
             continue
         trace = run_stream(adapter, context, capture.content_deltas)
         if not trace.ok:
             what = (f"{trace.error.where()} raised {trace.error.summary}" if trace.error
                     else "did not finish")
-            verdicts.append(Verdict(spec, adapter.kind, ClientOutcome.ERROR.value,
+            verdicts.append(ScrubberJudgement(spec, adapter.kind, ClientOutcome.ERROR.value,
                                     _short(what)))
             continue
         found, detail = outcome(expect, trace.output)
-        verdicts.append(Verdict(spec, adapter.kind,
+        verdicts.append(ScrubberJudgement(spec, adapter.kind,
                                 "ok" if found is ClientOutcome.RIGHT else found.value, detail,
                                 leaks=found is ClientOutcome.LEAK))
     return verdicts

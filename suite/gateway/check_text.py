@@ -8,7 +8,7 @@ from tabulate import tabulate
 from scrubcheck.checks.render import quoted
 from scrubcheck.gateway.capture import Capture
 from scrubcheck.gateway.classify import DESCRIPTIONS, Analysis
-from scrubcheck.gateway.verdicts import Verdict, effect_without, leak_detector
+from scrubcheck.gateway.verdicts import ScrubberJudgement, effect_without, leak_detector
 
 
 def _context_words(analysis: Analysis) -> str:
@@ -35,7 +35,7 @@ def _stream_words(capture: Capture) -> str:
 
 
 def render_capture(label: str, capture: Capture, analysis: Analysis,
-                   verdicts: list[Verdict]) -> str:
+                   verdicts: list[ScrubberJudgement]) -> str:
     lines = [f"== {label}: {capture.name} =="]
     requested = capture.request.get("model")
     model = capture.response.get("model") or requested or "?"

@@ -1,7 +1,7 @@
 """The verdict vocabulary of the gateway tools, and each scrubber on a capture.
 
 Two questions share one vocabulary. `gateway check` asks of each scrubber on a
-capture whether it leaks the reasoning or loses the answer (`Verdict`);
+capture whether it leaks the reasoning or loses the answer (`ScrubberJudgement`);
 `gateway audit` asks two things of each stream, kept apart so that each word
 says one thing: what the gateway did to it (`Action`: information), and what
 each kind of client then shows (`ClientOutcome`: the judgement, which decides
@@ -133,7 +133,11 @@ LEAK, LOSS, ERROR = Word.LEAK, Word.LOSS, Word.ERROR
 
 
 @dataclass
-class Verdict:
+class ScrubberJudgement:
+    """What `gateway check` found one scrubber does with a capture: its status spells
+    the run's words (`results.Verdict`), but it is a judgement of one scrubber on one
+    capture, not a verdict of its own, hence the name."""
+
     scrubber: str
     kind: str  # stream | batch | splitter | ?
     status: str  # ok | LEAK | LOSS | LEAK+LOSS | ERROR | UNSUPPORTED+…
@@ -164,14 +168,14 @@ def leak_detector(reasoning: list[str], answer: str) -> LeakDetector:
     return LeakDetector(fragments)
 
 
-def judge_all(capture: Capture, analysis: Analysis, specs: list[str]) -> list[Verdict]:
+def judge_all(capture: Capture, analysis: Analysis, specs: list[str]) -> list[ScrubberJudgement]:
     detector = leak_detector(analysis.reasoning, analysis.answer)
     verdicts = []
     for spec in specs:
         try:
             adapter = load_adapter(spec)
         except AdapterError as exc:
-            verdicts.append(Verdict(spec, "?", ERROR, f"cannot load: {_short(str(exc))}"))
+            verdicts.append(ScrubberJudgement(spec, "?", ERROR, f"cannot load: {_short(str(exc))}"))
             continue
         verdicts.append(judge(adapter, capture, analysis, detector))
     return verdicts
@@ -186,7 +190,7 @@ def _short(message: str, limit: int = 240) -> str:
 
 
 def judge(adapter: Adapter, capture: Capture, analysis: Analysis,
-          detector: LeakDetector) -> Verdict:
+          detector: LeakDetector) -> ScrubberJudgement:
     context = analysis.context
     unsupported = adapter.unsupported_reason(context)
     if unsupported is not None:
@@ -198,7 +202,7 @@ def judge(adapter: Adapter, capture: Capture, analysis: Analysis,
     if not trace.ok:
         what = (f"{trace.error.where()} raised {trace.error.summary}" if trace.error
                 else "did not finish")
-        return Verdict(adapter.spec, adapter.kind, ERROR, _short(what))
+        return ScrubberJudgement(adapter.spec, adapter.kind, ERROR, _short(what))
     output = trace.output
     leak = detector.first_leak(output)
     mismatch = ws_compare(analysis.answer, output, list(analysis.cuts))
@@ -217,7 +221,7 @@ def judge(adapter: Adapter, capture: Capture, analysis: Analysis,
     if unsupported is not None:
         status = f"UNSUPPORTED ({status} without it)"
         detail = f"{unsupported}; run without that context: {detail}"
-    return Verdict(adapter.spec, adapter.kind, status, detail, leaks=leak is not None)
+    return ScrubberJudgement(adapter.spec, adapter.kind, status, detail, leaks=leak is not None)
 
 
 def effect_without(capture: Capture, analysis: Analysis, without: Context,

@@ -6,7 +6,6 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from scrubcheck.checks.registry import is_leak
 from scrubcheck.evidence import Evidence
 from scrubcheck.hunt.case import Case
 
@@ -40,5 +39,5 @@ class Finding:
 
     @property
     def is_leak(self) -> bool:
-        """Whether it showed reasoning to the user (by its rule: the registry's leak rules)."""
-        return is_leak("", self.rule)
+        """Whether it showed reasoning to the user: its evidence says (`Evidence.leak`)."""
+        return self.violation.leak

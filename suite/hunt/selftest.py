@@ -17,11 +17,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from scrubcheck.checks.registry import LEAK_RULES
 from scrubcheck.model import Scenario
 from scrubcheck.results import Outcome, ScenarioResult
 from scrubcheck.runner import LINEAR_ID, RunSettings, run_corpus
-from scrubcheck.spec import RULES
+from scrubcheck.spec import LEAK_RULES
 
 FIELD = "docs/field.md#"  # where `source` anchors point
 
@@ -64,8 +63,8 @@ class BrokenCase:
     target: Probe  # its bug: it must get `target.expect`
 
 
-#: the leak rules (the registry's), in SPEC order: what catches a leak-type bug
-LEAK: tuple[str, ...] = tuple(rule for rule in RULES if rule in LEAK_RULES)
+#: the leak rules (`spec.Rule.leak`), in SPEC order: what catches a leak-type bug
+LEAK: tuple[str, ...] = LEAK_RULES
 #: a stream with two closed blocks and answer text between them, nothing else
 TWO_BLOCKS = "blocks-two-blocks-answer-between"
 

@@ -6,12 +6,12 @@ this file is what `scrubcheck diff` and dashboards read.
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict
 from pathlib import Path
 
 from scrubcheck.matrix.examples import class_examples
 from scrubcheck.matrix.rows import Matrix, Row, cell_counts, hall_of_bugs, observed_checks, pruned
+from scrubcheck.reports.json_report import json_document, write_json_text
 
 MATRIX_FORMAT = 1
 
@@ -62,6 +62,4 @@ def _examples(row: Row, classes: list | None) -> dict | None:
 def write_matrix_json(matrix: Matrix, path: Path) -> Path:
     # the class examples keep outputs as printed, lone surrogates included: written as
     # \udXXX, which is that code unit's JSON escape, as report.json does (write_json)
-    path.write_text(json.dumps(matrix_dict(matrix), indent=1, ensure_ascii=False) + "\n",
-                    encoding="utf-8", errors="backslashreplace")
-    return path
+    return write_json_text(path, json_document(matrix_dict(matrix)))

@@ -8,7 +8,6 @@ PASS; UNSUPPORTED and SKIPPED are not judged and never count as passes.
 
 from __future__ import annotations
 
-from scrubcheck.reports.analysis import is_leak
 from scrubcheck.results import Outcome, ScenarioResult, Verdict
 
 # the words are `results.Verdict`'s; these names are the matrix's own short spellings
@@ -29,7 +28,7 @@ def verdict(result: ScenarioResult) -> Verdict:
         return UNSUPPORTED
     if result.outcome is Outcome.SKIPPED:
         return SKIPPED
-    if any(is_leak(f) for f in result.failures):
+    if any(f.leak for f in result.failures):
         return LEAK  # a leak before an exception is still a leak
     if result.outcome in (Outcome.ERROR, Outcome.TIMEOUT):
         return ERROR

@@ -39,7 +39,6 @@ from pathlib import Path
 from scrubcheck.adapters import AdapterError
 from scrubcheck.model import Scenario
 from scrubcheck.mutation.mutants import package_copy
-from scrubcheck.reports.analysis import is_leak
 from scrubcheck.results import Outcome, RunResult, ScenarioResult
 from scrubcheck.runner.corpus import run_corpus
 from scrubcheck.runner.settings import RunSettings
@@ -51,8 +50,9 @@ KILLED, SURVIVED = "killed", "survived"
 
 
 @dataclass(frozen=True)
-class Verdict:
-    """What the corpus run said about one mutant."""
+class MutantFate:
+    """What the corpus run said about one mutant: killed or survived (a fate, not one of
+    the run's verdict words, `results.Verdict`)."""
 
     status: str  # KILLED or SURVIVED
     how: str | None = None  # leak | fail | error | timeout | load (when killed)
@@ -111,7 +111,7 @@ class Oracle:
         return self.timeout_for(batch) * (waves + 1) + self.min_timeout_s
 
     # -- judging ----------------------------------------------------------------------
-    def baseline(self, package: Path, attr: str, workdir: Path) -> Verdict:
+    def baseline(self, package: Path, attr: str, workdir: Path) -> MutantFate:
         """Run the unmutated copy once (every batch, the run's timeout): it must survive.
         Records each scenario's time for the batch timeouts."""
         self.baseline_s.clear()
@@ -123,13 +123,13 @@ class Oracle:
         return verdict
 
     def judge(self, package: Path, changed: dict[str, str], attr: str, workdir: Path, *,
-              name: str, record_times: bool = False) -> Verdict:
+              name: str, record_times: bool = False) -> MutantFate:
         """Build the package with `changed` files (name -> code) as module `name` in
         `workdir` and run the corpus against `name:attr` in a forked process."""
         with package_copy(package, changed, workdir / name):
             return self._judge_forked(f"{name}:{attr}", workdir, record_times)
 
-    def _judge_forked(self, spec: str, workdir: Path, record_times: bool) -> Verdict:
+    def _judge_forked(self, spec: str, workdir: Path, record_times: bool) -> MutantFate:
         context = multiprocessing.get_context("fork")
         parent, child = context.Pipe(duplex=False)
         batches = self.batches()
@@ -150,7 +150,7 @@ class Oracle:
         return verdict
 
     def _follow(self, process, conn, batches: list[list[Scenario]], started: float,
-                times: dict[str, float]) -> Verdict:
+                times: dict[str, float]) -> MutantFate:
         """Read the judge's messages, enforcing each batch's deadline; scenario times
         (of a baseline run) go into `times`."""
         batch, deadline, run = 0, started + self.deadline_for(batches[0]), 0
@@ -174,12 +174,12 @@ class Oracle:
             elif time.monotonic() >= deadline:
                 process.kill()
                 ids = [s.id for s in batches[batch]]
-                return Verdict(KILLED, "timeout", ids[0] if len(ids) == 1 else None,
+                return MutantFate(KILLED, "timeout", ids[0] if len(ids) == 1 else None,
                                f"batch {batch + 1} ({len(ids)} scenarios) did not finish within "
                                f"{self.deadline_for(batches[batch]):.0f} s; the judge was killed",
                                run, round(time.monotonic() - started, 2))
 
-    def note_kill(self, verdict: Verdict) -> None:
+    def note_kill(self, verdict: MutantFate) -> None:
         if verdict.killed and verdict.scenario:
             self.kills[verdict.scenario] += 1
 
@@ -199,7 +199,7 @@ def _child_main(conn, spec: str, workdir: str, batches: list[list[Scenario]], or
 
 
 def _run_batches(conn, spec: str, batches: list[list[Scenario]], oracle: Oracle,
-                 record_times: bool) -> Verdict:
+                 record_times: bool) -> MutantFate:
     run = 0
     for number, batch in enumerate(batches):
         conn.send(("batch", (number, run)))
@@ -208,22 +208,22 @@ def _run_batches(conn, spec: str, batches: list[list[Scenario]], oracle: Oracle,
         try:
             result = run_corpus(spec, batch, settings)
         except AdapterError as exc:
-            return Verdict(KILLED, "load", None, f"the mutant does not load: {exc}", run)
+            return MutantFate(KILLED, "load", None, f"the mutant does not load: {exc}", run)
         run += len(result.results)
         if record_times:
             conn.send(("times", {r.scenario_id: r.duration_s for r in result.results}))
         if result.exit_code(settings.level) != 0:
             return _killed_by(result, settings.level, run)
-    return Verdict(SURVIVED, scenarios_run=run)
+    return MutantFate(SURVIVED, scenarios_run=run)
 
 
-def _killed_by(result: RunResult, level: str, run: int) -> Verdict:
+def _killed_by(result: RunResult, level: str, run: int) -> MutantFate:
     failing = [r for r in result.results if r.fails_at(level)]
     if not failing:  # exit code 2 (corpus errors) or 130: not a verdict on the mutant
         raise OracleError(f"the run ended with exit {result.exit_code(level)} and no failing "
                           "scenario")
-    first = min(failing, key=_severity)
-    return Verdict(KILLED, _how(first), first.scenario_id, _detail(first), run)
+    first = min(failing, key=lambda r: r.severity)
+    return MutantFate(KILLED, _how(first), first.scenario_id, _detail(first), run)
 
 
 def _how(result: ScenarioResult) -> str:
@@ -231,15 +231,11 @@ def _how(result: ScenarioResult) -> str:
         return "timeout"
     if result.outcome is Outcome.ERROR:
         return "error"
-    return "leak" if any(is_leak(f) for f in result.failures) else "fail"
-
-
-def _severity(result: ScenarioResult) -> int:
-    return {"leak": 0, "fail": 1, "error": 2, "timeout": 3}[_how(result)]
+    return "leak" if any(f.leak for f in result.failures) else "fail"
 
 
 def _detail(result: ScenarioResult) -> str:
     if result.failures:
-        f = min(result.failures, key=lambda f: (not is_leak(f), f.level != "MUST"))
+        f = min(result.failures, key=lambda f: f.severity)
         return f"{f.rule} {f.check} ({f.chunking}): {' '.join(f.detail.split())}"[:300]
     return " ".join((result.reason or result.outcome.value).split())[:300]

@@ -18,7 +18,7 @@ from pathlib import Path
 from scrubcheck.adapters.resolve import registered_names
 from scrubcheck.mutation.equivalents import Equivalent
 from scrubcheck.mutation.mutants import Mutant, Population, Site
-from scrubcheck.mutation.oracle import Oracle, Verdict
+from scrubcheck.mutation.oracle import MutantFate, Oracle
 
 REFERENCE = "reference"
 
@@ -41,7 +41,7 @@ def reference_package() -> tuple[Path, str]:
 @dataclass
 class Judged:
     mutant: Mutant
-    verdict: Verdict
+    verdict: MutantFate
     equivalent: Equivalent | None = None
 
     @property
@@ -57,7 +57,7 @@ class Session:
     seed: int
     oracle: Oracle
     passed_over: list[tuple[Site, str]] = field(default_factory=list)
-    baseline: Verdict | None = None
+    baseline: MutantFate | None = None
     judged: list[Judged] = field(default_factory=list)
     stale: list[Equivalent] = field(default_factory=list)  # listed, not in the source now
     wall_s: float = 0.0

@@ -3,7 +3,8 @@
     from scrubcheck.reports import write_reports
     paths = write_reports(run, Path("reports/my-scrubber"))
 
-Numbers and ordering come from `analysis`, per-scenario text from `scenario`,
+Numbers and ordering come from `analysis`, per-scenario text from `scenario`, the
+console summary `run` and `merge` print from `console`,
 so the Markdown, JSON, JUnit and HTML reports and the pytest plugin agree.
 """
 

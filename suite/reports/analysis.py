@@ -9,8 +9,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
-from ..checks.registry import is_leak as _leaks
-from ..evidence import Evidence
+from ..evidence import Evidence, Severity
 from ..results import Outcome, RunResult, ScenarioResult, Verdict
 from ..spec import RULES
 from .text import plural
@@ -25,22 +24,9 @@ OUTCOME_ORDER: tuple[Outcome, ...] = (
 )
 
 
-def is_leak(failure: Evidence) -> bool:
-    """Whether this failure showed reasoning to the user: the worst kind (a check or a
-    rule the registry marks as a leak)."""
-    return _leaks(failure.check, failure.rule)
-
-
-def severity(failure: Evidence) -> int:
-    """0 for a leak, 1 for another MUST failure, 2 for a SHOULD failure."""
-    if is_leak(failure):
-        return 0
-    return 1 if failure.level == "MUST" else 2
-
-
-def scenario_severity(result: ScenarioResult) -> int:
-    """The severity of the worst failure of a failing scenario (3 when none)."""
-    return min((severity(f) for f in result.failures), default=3)
+def scenario_severity(result: ScenarioResult) -> Severity:
+    """The severity of the worst failure of a failing scenario (NONE when none)."""
+    return min((f.severity for f in result.failures), default=Severity.NONE)
 
 
 def outcome_counts(results: list[ScenarioResult], *, beyond: bool = True) -> dict[str, int]:
@@ -147,6 +133,10 @@ class ViolationRow:
     scenarios: int  # scenarios with at least one such failure
     chunkings: int  # failing chunkings recorded, summed over those scenarios
 
+    @property
+    def severity(self) -> Severity:
+        return Severity.of_failure(self.leak, self.level)
+
 
 def violation_rows(run: RunResult) -> list[ViolationRow]:
     """Failures grouped by violated rule and check, leaks first, then MUST, then
@@ -159,15 +149,13 @@ def violation_rows(run: RunResult) -> list[ViolationRow]:
             key = (failure.rule, failure.check, failure.level)
             scenarios[key].add(result.scenario_id)
             chunkings[key] += 1 + failure.similar
-            leaks[key] = is_leak(failure)
+            leaks[key] = failure.leak
     rows = [
         ViolationRow(rule, check, level, leaks[(rule, check, level)],
                      len(ids), chunkings[(rule, check, level)])
         for (rule, check, level), ids in scenarios.items()
     ]
-    return sorted(rows, key=lambda r: (
-        0 if r.leak else 1 if r.level == "MUST" else 2, -r.scenarios, -r.chunkings, r.rule,
-        r.check))
+    return sorted(rows, key=lambda r: (r.severity, -r.scenarios, -r.chunkings, r.rule, r.check))
 
 
 def failing_scenarios(run: RunResult) -> list[ScenarioResult]:
@@ -243,7 +231,7 @@ def reproductions(result: ScenarioResult) -> list[Reproduction]:
                      sum(f.similar for f in failures))
         for failures in groups.values()
     ]
-    return sorted(repros, key=lambda r: severity(r.failure))
+    return sorted(repros, key=lambda r: r.failure.severity)
 
 
 def capped_total(result: ScenarioResult) -> int:
@@ -258,8 +246,11 @@ def checked(run: RunResult) -> list[ScenarioResult]:
 
 def severity_label(result: ScenarioResult) -> str:
     """What kind of failure a failing scenario is, worst first, in words."""
-    return ("leaks reasoning", "fails a MUST", "fails a SHOULD", "fails")[
-        scenario_severity(result)]
+    return SEVERITY_LABELS.get(scenario_severity(result), "fails")
+
+
+SEVERITY_LABELS = {Severity.LEAK: "leaks reasoning", Severity.MUST: "fails a MUST",
+                   Severity.SHOULD: "fails a SHOULD"}
 
 
 def failing_checks(result: ScenarioResult) -> str:
@@ -279,7 +270,7 @@ def scenario_headline(result: ScenarioResult) -> str:
     if not repros:
         return f"FAIL: {result.reason or 'no failure recorded'}"
     worst = repros[0].failure
-    kind = "leaks reasoning" if is_leak(worst) else worst.level
+    kind = "leaks reasoning" if worst.leak else worst.level
     checks = ", ".join(f"{r.failure.check} {r.failure.rule} in {plural(r.failing, 'chunking')}"
                        for r in repros)
     return f"FAIL ({kind}): {checks} (of {result.chunkings_run} run)"

@@ -21,6 +21,7 @@ from pathlib import Path
 from markdown_it import MarkdownIt
 
 from ..checks.render import WHITESPACE_MARKS, quoted
+from ..evidence import Severity
 from ..results import Failure, Outcome, RunResult, ScenarioResult
 from . import analysis as an
 from .failure_text import (
@@ -219,7 +220,8 @@ def captured_html(result: ScenarioResult) -> str:
 
 
 def _severity_key(result: ScenarioResult) -> str:
-    return SEVERITY_KEYS[min(an.scenario_severity(result), 2)]
+    leak, must, should = SEVERITY_KEYS
+    return {Severity.LEAK: leak, Severity.MUST: must}.get(an.scenario_severity(result), should)
 
 
 def check_table(result: ScenarioResult) -> str:
@@ -274,7 +276,7 @@ def leaked_span(failure: Failure) -> tuple[int, int] | None:
     exactly that quote, so a changed message costs the highlight, never a wrong one.
     """
     got, detail = failure.got, failure.detail
-    if not got or not an.is_leak(failure) or not detail.startswith("reasoning "):
+    if not got or not failure.leak or not detail.startswith("reasoning "):
         return None
     for match in _LEAK_DETAIL.finditer(detail):
         start, shown = int(match.group(1)), detail[len("reasoning "):match.start()]

@@ -38,17 +38,29 @@ def _finite(value: Any) -> Any:
     return value
 
 
+def json_document(data: Any, *, indent: int = 1, allow_nan: bool = True) -> str:
+    """JSON text as every scrubcheck JSON report holds it (report.json, matrix.json, the
+    gateway audits): non-ASCII kept readable, ending in a newline; it may hold lone
+    surrogates until written (`write_json_text`)."""
+    return json.dumps(data, ensure_ascii=False, indent=indent, allow_nan=allow_nan) + "\n"
+
+
+def write_json_text(path: Path, text: str) -> Path:
+    """Write JSON text as UTF-8. ensure_ascii=False keeps non-ASCII text readable; a lone
+    surrogate cannot be encoded as UTF-8, and "backslashreplace" writes it as \\udXXX,
+    which inside a JSON string is exactly the escape for that code unit: the round trip
+    is exact."""
+    path.write_text(text, encoding="utf-8", errors="backslashreplace")
+    return path
+
+
 def render_json(run: RunResult) -> str:
     """The report as JSON text; may hold lone surrogates until encoded (see write_json)."""
-    return json.dumps(report_dict(run), ensure_ascii=False, indent=2, allow_nan=False) + "\n"
+    return json_document(report_dict(run), indent=2, allow_nan=False)
 
 
 def write_json(run: RunResult, path: Path) -> Path:
-    # ensure_ascii=False keeps non-ASCII text readable; a lone surrogate cannot be
-    # encoded as UTF-8, and "backslashreplace" writes it as \udXXX, which inside a
-    # JSON string is exactly the escape for that code unit: the round trip is exact.
-    path.write_text(render_json(run), encoding="utf-8", errors="backslashreplace")
-    return path
+    return write_json_text(path, render_json(run))
 
 
 def load_schema() -> dict[str, Any]:

@@ -3,7 +3,10 @@
 One testsuite per area (plus one for the scrubber-wide checks), one testcase
 per scenario. Scenario text may hold NUL or lone surrogates, which XML 1.0
 cannot carry at all, so every string goes through `xml_safe` first: a CI
-server that rejects the file would hide every result in it.
+server that rejects the file would hide every result in it. The element helper,
+the message limit and the document text are the JUnit format's for every
+scrubcheck tool (`gateway audit` writes its junit.xml with them too), so the
+files CI reads are built one way.
 """
 
 from __future__ import annotations
@@ -21,7 +24,8 @@ SCRUBBER_SUITE = "scrubber-checks"
 MESSAGE_LIMIT = 500
 
 
-def _element(parent: ET.Element, tag: str, text: str | None = None, **attrs: object) -> ET.Element:
+def element(parent: ET.Element, tag: str, text: str | None = None, **attrs: object) -> ET.Element:
+    """A child element whose text and attributes are made XML-safe (`xml_safe`)."""
     child = ET.SubElement(parent, tag, {k: xml_safe(str(v)) for k, v in attrs.items()})
     if text is not None:
         child.text = xml_safe(text)
@@ -42,7 +46,7 @@ def _properties(parent: ET.Element, run: RunResult) -> None:
         "started_at": run.started_at,
     }
     for name, value in values.items():
-        _element(props, "property", name=name, value=value)
+        element(props, "property", name=name, value=value)
 
 
 def failure_message(result: ScenarioResult) -> tuple[str, str]:
@@ -60,26 +64,26 @@ def failure_message(result: ScenarioResult) -> tuple[str, str]:
 
 
 def _testcase(suite: ET.Element, result: ScenarioResult) -> None:
-    case = _element(suite, "testcase", classname=result.area, name=result.scenario_id,
+    case = element(suite, "testcase", classname=result.area, name=result.scenario_id,
                     time=f"{result.duration_s:.3f}", file=result.file, line=result.line)
     reason = result.reason or "no reason given"
     if result.outcome is Outcome.FAIL:
         message, kind = failure_message(result)
-        _element(case, "failure", scenario_text(result), message=message, type=kind)
+        element(case, "failure", scenario_text(result), message=message, type=kind)
     elif result.outcome in (Outcome.ERROR, Outcome.TIMEOUT):
-        _element(case, "error", scenario_text(result), message=shorten(reason, MESSAGE_LIMIT),
+        element(case, "error", scenario_text(result), message=shorten(reason, MESSAGE_LIMIT),
                  type=result.outcome.value)
     elif result.outcome in (Outcome.UNSUPPORTED, Outcome.SKIPPED, Outcome.BEYOND_CLAIM):
-        _element(case, "skipped", message=f"{result.outcome.value}: {reason}")
+        element(case, "skipped", message=f"{result.outcome.value}: {reason}")
     replays = [replay_command(r) for r in reproductions(result)]
     if replays:
-        _element(case, "system-out", "replay:\n" + "\n".join(replays))
+        element(case, "system-out", "replay:\n" + "\n".join(replays))
 
 
 def _suite(root: ET.Element, run: RunResult, name: str,
            results: list[ScenarioResult]) -> ET.Element:
     counts = an.outcome_counts(results)
-    suite = _element(
+    suite = element(
         root, "testsuite", name=name, tests=len(results), failures=counts["FAIL"],
         errors=counts["ERROR"] + counts["TIMEOUT"],
         skipped=counts["UNSUPPORTED"] + counts["SKIPPED"] + counts.get("BEYOND CLAIM", 0),
@@ -112,18 +116,23 @@ def build_junit(run: RunResult) -> ET.Element:
     if run.scrubber_checks:
         _suite(root, run, SCRUBBER_SUITE, run.scrubber_checks)
     if run.corpus_errors:
-        suite = _element(root, "testsuite", name="corpus", tests=1, failures=0, errors=1,
+        suite = element(root, "testsuite", name="corpus", tests=1, failures=0, errors=1,
                          skipped=0, time="0", timestamp=run.started_at)
-        case = _element(suite, "testcase", classname="corpus", name="load")
-        _element(case, "error", "\n".join(run.corpus_errors),
+        case = element(suite, "testcase", classname="corpus", name="load")
+        element(case, "error", "\n".join(run.corpus_errors),
                  message=f"{len(run.corpus_errors)} corpus error(s)", type="CorpusError")
     return root
 
 
-def render_junit(run: RunResult) -> str:
-    root = build_junit(run)
+def junit_document(root: ET.Element) -> str:
+    """A JUnit tree as every scrubcheck junit.xml holds it: indented, with the XML
+    declaration, ending in a newline."""
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def render_junit(run: RunResult) -> str:
+    return junit_document(build_junit(run))
 
 
 def write_junit(run: RunResult, path: Path) -> Path:

@@ -68,7 +68,7 @@ def headline(run: RunResult) -> Headline:
         total=len(run.results) - beyond,
         passed=counts.get(Outcome.PASS.value, 0),
         failed=counts.get(Outcome.FAIL.value, 0),
-        leaked=sum(1 for r in run.results if any(an.is_leak(f) for f in r.failures)),
+        leaked=sum(1 for r in run.results if any(f.leak for f in r.failures)),
         errors=counts.get(Outcome.ERROR.value, 0) + counts.get(Outcome.TIMEOUT.value, 0),
         unsupported=counts.get(Outcome.UNSUPPORTED.value, 0),
         skipped=counts.get(Outcome.SKIPPED.value, 0),

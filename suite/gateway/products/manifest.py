@@ -1,9 +1,9 @@
 """Gateway manifests: a real gateway product, how to install it, start it and route it.
 
-Each gateway is a folder `suite/gateways/<name>/` holding `gateway.toml` and
+Each gateway is a folder `suite/gateway/products/<name>/` holding `gateway.toml` and
 the configuration templates it names. A manifest says which package to install
 (the peers' `[package]` table, built by the same installer into its own cache
-folder, see `scrubcheck.gateways.envs`), the command line that serves it on
+folder, see `scrubcheck.gateway.products.envs`), the command line that serves it on
 loopback, the path that answers once it is ready, and its configurations:
 the ways a vendor really deploys it, each a config file template, request
 headers its clients send, or both. Templates are `string.Template` text with

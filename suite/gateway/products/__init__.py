@@ -7,12 +7,13 @@
 
 `scrubcheck gateways install|list` builds and shows them; `scrubcheck gateway
 audit --gateway-name NAME[:CONFIG]` starts one with the replay server as its
-upstream and audits it. Not to be confused with `scrubcheck.gateway`, the
-tools that record, replay and audit any OpenAI-compatible gateway.
+upstream and audits it. It lives inside `scrubcheck.gateway`, beside the tools that
+record, replay and audit any OpenAI-compatible gateway, because these products are
+only ever run to be audited by them: one home for everything about gateways.
 """
 
-from scrubcheck.gateways.envs import gateways_root, installed
-from scrubcheck.gateways.manifest import (
+from scrubcheck.gateway.products.envs import gateways_root, installed
+from scrubcheck.gateway.products.manifest import (
     GatewayConfig,
     GatewayManifest,
     GatewayManifestError,
@@ -20,7 +21,7 @@ from scrubcheck.gateways.manifest import (
     parse_choice,
     shipped_gateways,
 )
-from scrubcheck.gateways.running import Endpoint, GatewayError, running_gateway
+from scrubcheck.gateway.products.running import Endpoint, GatewayError, running_gateway
 
 __all__ = [
     "Endpoint",

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from scrubcheck.cachedir import cache_dir
-from scrubcheck.gateways.manifest import GatewayManifest
+from scrubcheck.gateway.products.manifest import GatewayManifest
 from scrubcheck.peers.envs import Installed, env_dir, read_marker
 
 

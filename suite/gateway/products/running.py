@@ -45,8 +45,13 @@ from pathlib import Path
 
 from scrubcheck.childprocess import die_with_parent, exit_text
 from scrubcheck.deadline import Deadline
-from scrubcheck.gateways.envs import gateway_env, installed, logs_dir
-from scrubcheck.gateways.manifest import GatewayConfig, GatewayManifest, find_gateway, render
+from scrubcheck.gateway.products.envs import gateway_env, installed, logs_dir
+from scrubcheck.gateway.products.manifest import (
+    GatewayConfig,
+    GatewayManifest,
+    find_gateway,
+    render,
+)
 from scrubcheck.peers.logs import StderrLog
 
 LOOPBACK = "127.0.0.1"

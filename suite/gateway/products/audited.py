@@ -17,12 +17,12 @@ import shlex
 from collections.abc import Callable
 
 from scrubcheck.gateway.audit import AuditOptions, AuditResult, ScenarioAudit, audit
+from scrubcheck.gateway.products.envs import installed
+from scrubcheck.gateway.products.manifest import parse_choice
+from scrubcheck.gateway.products.running import GatewayError, running_gateway
 from scrubcheck.gateway.route import DEFAULT as DEFAULT_ROUTE
 from scrubcheck.gateway.route import RouteError
 from scrubcheck.gateway.server import ReplayServer
-from scrubcheck.gateways.envs import installed
-from scrubcheck.gateways.manifest import parse_choice
-from scrubcheck.gateways.running import GatewayError, running_gateway
 from scrubcheck.model import Scenario
 
 

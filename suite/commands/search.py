@@ -1,0 +1,124 @@
+"""The body `scrubcheck hunt` and `scrubcheck fuzz` share: their common options and what
+happens after a search (the findings printed as they come, the summary, the saved
+scenarios, the exit code).
+
+The two commands search differently (Hypothesis properties, libFuzzer inputs), but a
+user reads their options and their output as one tool's; keeping both here means a new
+common option or a change of the summary is made once. Each command passes its own
+words (`SearchWords`) and adds its own options at the places `add_search_options`
+leaves for them, so each `--help` lists its options in the order it always has.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol, TypeVar
+
+from scrubcheck.adapters import AdapterError
+from scrubcheck.checks.linear import LinearMeasurement
+from scrubcheck.commands.options import (
+    add_against_option,
+    add_alias,
+    add_level_option,
+    add_memory_limit_option,
+    add_no_linear_option,
+    add_out_option,
+    add_scrubber_option,
+    add_seed_option,
+    add_timeout_option,
+    usage_for,
+)
+from scrubcheck.hunt import Finding
+from scrubcheck.hunt.findings_output import (
+    exit_code,
+    linear_lines,
+    print_finding,
+    print_summary,
+    save_findings,
+)
+
+#: Adds a command's own options at one place among the shared ones.
+AddOptions = Callable[[argparse.ArgumentParser], None]
+
+
+def _nothing(parser: argparse.ArgumentParser) -> None:
+    """No option of the command's own at this place."""
+
+
+@dataclass(frozen=True)
+class SearchWords:
+    """What the shared options say for one command (its help texts and old spellings)."""
+
+    time_help: str  # --time
+    seed_what: str  # what --seed seeds
+    timeout_help: str  # --timeout
+    timeout_alias: str  # the old spelling of --timeout
+    memory_what: str  # what --memory-limit limits
+    memory_default: str  # its default, in words
+
+
+def add_search_options(parser: argparse.ArgumentParser, words: SearchWords, *,
+                       after_time: AddOptions = _nothing, after_out: AddOptions = _nothing,
+                       after_timeout: AddOptions = _nothing) -> None:
+    """The options of a search, in their order, with the command's own at three places."""
+    add_scrubber_option(parser)
+    add_against_option(parser)
+    parser.add_argument("--time", type=float, default=60.0, metavar="S", help=words.time_help)
+    after_time(parser)
+    add_seed_option(parser, words.seed_what, random_ok=True)
+    add_out_option(parser, "write each finding to DIR/<id>.yaml for review", old=("--save",))
+    after_out(parser)
+    add_no_linear_option(parser)
+    timeout = add_timeout_option(parser, 10.0, words.timeout_help)
+    add_alias(parser, words.timeout_alias, timeout)
+    after_timeout(parser)
+    add_memory_limit_option(parser, words.memory_what, words.memory_default)
+    add_level_option(parser, "findings")
+
+
+class SearchResult(Protocol):
+    """What hunt's and fuzz's results both hold (`HuntResult`, `FuzzResult`)."""
+
+    @property
+    def spec(self) -> str: ...
+    @property
+    def findings(self) -> list[Finding]: ...
+    @property
+    def seconds(self) -> float: ...
+    @property
+    def errors(self) -> list[str]: ...
+    @property
+    def linear(self) -> LinearMeasurement | None: ...
+
+
+R = TypeVar("R", bound=SearchResult)
+
+
+def announce(finding: Finding) -> None:
+    """A finding printed the moment it is confirmed (a long search shows progress)."""
+    print_finding(finding)
+    sys.stdout.flush()
+
+
+def report_search(tool: str, args: argparse.Namespace,
+                  search: Callable[[Callable[[Finding], None]], R],
+                  lines: Callable[[R], list[str]], *, errors_alone_fail: bool = False) -> int:
+    """Run `search` (given `announce`), print its summary with the command's own `lines`,
+    save the findings to `--out`, and return the exit code: 2 for a scrubber that does
+    not load (and, with `errors_alone_fail`, for harness errors with no finding), else 1
+    on findings at `--level`, 0 otherwise."""
+    try:
+        result = search(announce)
+    except AdapterError as exc:
+        return usage_for(tool)(f"cannot load scrubber: {exc}")
+    print_summary(tool, result.spec, result.findings, result.seconds,
+                  [*lines(result), *linear_lines(result.linear)], result.errors)
+    if args.out and result.findings:
+        for path in save_findings(result.findings, args.out):
+            print(f"saved: {path}")
+    if errors_alone_fail and result.errors and not result.findings:
+        return 2
+    return exit_code(result.findings, args.level)
