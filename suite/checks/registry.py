@@ -30,7 +30,7 @@ from scrubcheck.checks.names import Check, Scope
 from scrubcheck.checks.reuse import check_reuse
 from scrubcheck.checks.robust import check_exception, check_types
 from scrubcheck.checks.tags import check_tags
-from scrubcheck.checks.truncation import run_truncation
+from scrubcheck.checks.truncation import check_truncation
 from scrubcheck.evidence import Evidence
 from scrubcheck.model import Scenario
 from scrubcheck.vocabulary import Vocabulary
@@ -99,7 +99,7 @@ CHECKS: tuple[CheckEntry, ...] = (
     CheckEntry(Check.LEAK, ("R-LEAK-1",), check_leak, leak=True, invariant=True,
                prop="no-leak",
                says="no canary of the reasoning shows at any point of the stream (R-LEAK-1)"),
-    CheckEntry(Check.TRUNCATION, ("R-TRUNC-1",), run_truncation, leak=True, invariant=True,
+    CheckEntry(Check.TRUNCATION, ("R-TRUNC-1",), check_truncation, leak=True, invariant=True,
                prop="truncation", also=("R-SKIP-2",),
                says="the stream cut at a random point leaks nothing (R-TRUNC-1)"),
     CheckEntry(Check.TAG, ("R-TAG-1",), check_tags, prop="no-tag", on_output=_tags,

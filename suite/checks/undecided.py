@@ -10,9 +10,9 @@ from the reference scanner, the project's one reading of SPEC (as for R-TAG-1).
 
 from __future__ import annotations
 
+from scrubcheck.adapters.drive import Trace
 from scrubcheck.checks.names import Check
 from scrubcheck.checks.render import around, quoted
-from scrubcheck.checks.trace import Trace
 from scrubcheck.evidence import Evidence
 from scrubcheck.model import Context
 

@@ -25,9 +25,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from scrubcheck.adapters import Adapter, AdapterError, load_adapter
-from scrubcheck.checks import POISONS, Trace, drive, run_stream, truncate_deltas, visible
-from scrubcheck.checks.reuse import run_reuse
-from scrubcheck.checks.trace import ScrubberError, open_session
+from scrubcheck.adapters.drive import (
+    ScrubberError,
+    Trace,
+    drive,
+    open_session,
+    run_reused,
+    run_stream,
+    run_truncated,
+)
+from scrubcheck.checks import POISONS, visible
 from scrubcheck.chunking import chunking_by_name, chunking_plan
 from scrubcheck.claims import UnknownClass, claimed_class, place
 from scrubcheck.commands.options import (
@@ -341,15 +348,15 @@ def _selected_traces(
     note(name)
     if name.startswith("trunc@"):
         cut = int(name[6:])
-        deltas = truncate_deltas(tuple(scenario.deltas), cut)
         seen.title = (f"recorded deltas cut at input position {cut}, flushed with "
                       "finish_reason=length")
-        seen.traces = [("stream", run_stream(adapter, scenario.context.truncated(), deltas))]
+        seen.traces = [("stream", run_truncated(adapter, scenario.context,
+                                                tuple(scenario.deltas), cut))]
         return
     if name.startswith("reuse:"):
         poison = name[6:]
-        first, second, error = run_reuse(adapter, scenario.context, tuple(scenario.deltas),
-                                         poison)
+        first, second, error = run_reused(adapter, scenario.context, (POISONS[poison][0],),
+                                          tuple(scenario.deltas))
         if error is not None:
             seen.messages.append(f"open() raised {error.summary}")
         seen.title = (f"one scrubber object: the poison stream ({POISONS[poison][1]}), flush, "

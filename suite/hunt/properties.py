@@ -13,17 +13,22 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from scrubcheck.adapters import Adapter
+from scrubcheck.adapters.drive import (
+    Trace,
+    run_rescrub,
+    run_stream,
+    run_truncated,
+    truncate_deltas,
+)
 from scrubcheck.checks import (
     Check,
     LeakDetector,
-    Trace,
     check_exception,
     check_idempotence,
     check_leak,
+    check_truncation,
     check_types,
     measure_holdback,
-    run_stream,
-    run_truncation,
 )
 from scrubcheck.checks.registry import BY_NAME, Subject, output_checks
 from scrubcheck.checks.render import around, describe_difference, first_difference
@@ -82,9 +87,9 @@ def violations(adapter: Adapter, case: Case, *, against: Adapter | None = None
     yield from _leak(second, detector, case.other)
     if second.ok and second.output != first.output:
         yield _chunking(case, first, second)
-    trace, finding = check_idempotence(adapter, context, first.output)
+    trace = run_rescrub(adapter, context, first.output)
     yield from _robust(trace, (first.output,), "re-scrubbing the output: ")
-    yield from _from(finding, case.deltas)
+    yield from _from(check_idempotence(trace, first.output), case.deltas)
     yield from _truncation(adapter, case, detector)
     chars = tuple(case.text)
     if adapter.streams and chars in runs:  # measured where a partition is one char each
@@ -98,7 +103,9 @@ def _truncation(adapter: Adapter, case: Case, detector: LeakDetector) -> Iterato
     cannot receive (a cut right after a backtick needs finish_reason, R-CODE-6)."""
     if adapter.unsupported_reason(case.context.truncated(), case.text[: case.cut]):
         return
-    truncated, finding = run_truncation(adapter, case.context, case.deltas, case.cut, detector)
+    truncated = run_truncated(adapter, case.context, case.deltas, case.cut)
+    finding = check_truncation(truncated, case.context, truncate_deltas(case.deltas, case.cut),
+                               case.cut, detector)
     yield from _robust(truncated, truncated.deltas, f"cut at {case.cut}: ")
     yield from _from(finding, case.deltas, f"stream cut at input position {case.cut}: ")
 

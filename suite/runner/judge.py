@@ -18,23 +18,27 @@ import traceback
 from collections.abc import Callable
 
 from scrubcheck.adapters import Adapter
+from scrubcheck.adapters.drive import (
+    Trace,
+    run_rescrub,
+    run_reused,
+    run_truncated,
+    truncate_deltas,
+)
 from scrubcheck.checks import (
     POISONS,
     Check,
     LeakDetector,
     StreamOutput,
-    Trace,
     check_exception,
     check_idempotence,
     check_invariance,
     check_reuse,
+    check_truncation,
     check_types,
     held_at_flush,
     leak_finding,
     measure_holdback,
-    run_reuse,
-    run_truncation,
-    truncate_deltas,
 )
 from scrubcheck.checks.reasoning_windows import Leak
 from scrubcheck.checks.registry import CheckEntry, Subject, output_checks
@@ -364,7 +368,8 @@ class _ScenarioRun:
         for output, run in firsts.items():
             self.progress(run.name)
             self.checks += 1
-            trace, finding = check_idempotence(self.adapter, self.context, output)
+            trace = run_rescrub(self.adapter, self.context, output)
+            finding = check_idempotence(trace, output)
             for robust in (check_exception(trace), check_types(trace)):
                 if robust is not None:
                     robust = robust.amended(prefix="re-scrubbing the output: ")
@@ -392,8 +397,8 @@ class _ScenarioRun:
             name = f"trunc@{cut}"
             self.progress(name)
             self.checks += 1
-            trace, finding = run_truncation(self.adapter, self.context, self.recorded, cut,
-                                            detector, clean)
+            trace = run_truncated(self.adapter, self.context, self.recorded, cut)
+            finding = check_truncation(trace, self.context, trace.deltas, cut, detector, clean)
             self.report_robustness(name, trace)
             self.report(name, len(trace.deltas), finding)
             amount = held_at_flush(trace)
@@ -411,7 +416,8 @@ class _ScenarioRun:
         for poison in poisons:
             name = f"reuse:{poison}"
             self.progress(name)
-            first, second, error = run_reuse(self.adapter, self.context, self.recorded, poison)
+            first, second, error = run_reused(self.adapter, self.context, (POISONS[poison][0],),
+                                              self.recorded)
             if error is not None:
                 continue  # open() raising is reported by the fresh runs already
             self.checks += 1
