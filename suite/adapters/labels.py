@@ -24,6 +24,7 @@ class RunKind(StrEnum):
     RESCRUB = "rescrub"  # a clean output scrubbed again, one delta, default context
     TRUNCATION = "truncation"  # the recorded deltas cut at a position, finish_reason length
     REUSE = "reuse"  # a poison stream, flush, then the recorded deltas on one object
+    OWN = "own"  # a run a check plans itself (`checks.registry.CheckEntry.runs`)
 
 
 @dataclass(frozen=True)
@@ -31,7 +32,7 @@ class StreamLabel:
     """One run: its kind and what picks it (a chunking's name, a cut or a poison)."""
 
     kind: RunKind
-    chunking: str = ""  # for CHUNKING (and RESCRUB: the chunking whose output is re-scrubbed)
+    chunking: str = ""  # CHUNKING (RESCRUB: the chunking re-scrubbed; OWN: the run's name)
     cut: int = 0  # for TRUNCATION
     poison: str = ""  # for REUSE
 
@@ -63,3 +64,8 @@ def truncation_label(cut: int) -> StreamLabel:
 
 def reuse_label(poison: str) -> StreamLabel:
     return StreamLabel(RunKind.REUSE, poison=poison)
+
+
+def own_label(name: str) -> StreamLabel:
+    """A run a check plans itself, named `name` in reports (no chunking may share it)."""
+    return StreamLabel(RunKind.OWN, chunking=name)

@@ -59,7 +59,7 @@ from scrubcheck.runner import (
     run_linear_check,
     run_scenario,
 )
-from scrubcheck.runner.judge import stream_deltas
+from scrubcheck.runner.judge import planned_run, stream_deltas
 from scrubcheck.runner.pool import (
     Handler,
     Lost,
@@ -264,6 +264,8 @@ def print_captured(captured: str | None) -> None:
 
 
 def _known_selector(scenario: Scenario, name: str, seed: int) -> bool:
+    if planned_run(scenario, name) is not None:
+        return True
     if name.startswith("trunc@"):
         return name[6:].isdigit() and int(name[6:]) <= len(scenario.text)
     if name.startswith("reuse:"):
@@ -346,6 +348,11 @@ def _selected_traces(
 ) -> None:
     """The trace(s) of a chunking, trunc@C or reuse:P selector."""
     note(name)
+    own = planned_run(scenario, name)
+    if own is not None:  # a run a registry check plans for itself
+        seen.title = f"run {name}, planned by a check of its own"
+        seen.traces = [("stream", run_stream(adapter, own.context, own.deltas))]
+        return
     if name.startswith("trunc@"):
         cut = int(name[6:])
         seen.title = (f"recorded deltas cut at input position {cut}, flushed with "

@@ -30,7 +30,7 @@ from scrubcheck.checks import (
     check_types,
     measure_holdback,
 )
-from scrubcheck.checks.registry import BY_NAME, Subject, output_checks
+from scrubcheck.checks.registry import BY_NAME, Subject, output_checks, stream_checks
 from scrubcheck.checks.render import around, describe_difference, first_difference
 from scrubcheck.evidence import Evidence
 from scrubcheck.hunt.case import Case
@@ -94,8 +94,24 @@ def violations(adapter: Adapter, case: Case, *, against: Adapter | None = None
     chars = tuple(case.text)
     if adapter.streams and chars in runs:  # measured where a partition is one char each
         yield from _holdback(case, runs[chars])
+    yield from _own_runs(adapter, subject)
     if against is not None:
         yield from _differential(against, case, first.output)
+
+
+def _own_runs(adapter: Adapter, subject: Subject) -> Iterator[Violation]:
+    """Each registry check with stream runs of its own, on the case as a scenario: the
+    same planned runs and judgement as in `scrubcheck run` (`checks.registry`)."""
+    for entry, planned in stream_checks(subject):
+        if entry.prop is None or entry.on_runs is None:
+            continue  # not searched by the hunt
+        traces = {run.label: run_stream(adapter, run.context, run.deltas) for run in planned}
+        for trace in traces.values():
+            yield from _robust(trace, trace.deltas)
+        clean = {label: trace for label, trace in traces.items() if trace.ok}
+        if clean:
+            for label, finding in entry.on_runs(subject, clean):
+                yield from _from(finding, clean[label].deltas)
 
 
 def _truncation(adapter: Adapter, case: Case, detector: LeakDetector) -> Iterator[Violation]:
