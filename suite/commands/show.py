@@ -35,6 +35,7 @@ from scrubcheck.adapters.drive import (
     run_truncated,
 )
 from scrubcheck.checks import POISONS, visible
+from scrubcheck.checks.names import Check
 from scrubcheck.chunking import chunking_by_name, chunking_plan
 from scrubcheck.claims import UnknownClass, claimed_class, place
 from scrubcheck.commands.options import (
@@ -434,7 +435,7 @@ def print_verdicts(result: ScenarioResult) -> None:
         print(f"  {failure.level} {failure.rule} {failure.check} under {failure.chunking} "
               f"({step})")
         print(f"      {failure.detail}")
-        if failure.check == "exception" and failure.got:
+        if failure.check == Check.EXCEPTION and failure.got:
             print("      " + failure.got.rstrip().replace("\n", "\n      "))
         print(f"      replay: {failure.replay}")
     if result.holdback is not None:
