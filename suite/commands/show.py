@@ -245,8 +245,9 @@ def print_lost(lost: Lost, scenario: Scenario | None, seed: int) -> int:
     print(f"\n{kind}: {lost.detail}{where}{killed}")
     stream = (lost.label or "").partition(" at ")[0]
     if scenario is not None and stream and stream != "setup":
+        own = planned_run(scenario, stream)
         try:
-            deltas = stream_deltas(scenario, stream, seed)
+            deltas = own.deltas if own is not None else stream_deltas(scenario, stream, seed)
         except ValueError:
             deltas = None
         if deltas is not None:

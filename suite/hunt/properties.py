@@ -36,6 +36,7 @@ from scrubcheck.evidence import Evidence
 from scrubcheck.hunt.case import Case
 from scrubcheck.hunt.violation import Violation
 from scrubcheck.model import Scenario
+from scrubcheck.runner.oracle import reference_char_ends
 from scrubcheck.vocabulary import fold
 
 Known = frozenset[tuple[str, str]]
@@ -200,13 +201,7 @@ def _holdback(case: Case, trace: Trace) -> Iterator[Violation]:
     """R-STREAM-1/2: the one-character run's output against the reference's, per feed."""
     if not trace.ok:
         return
-    from scrubcheck.scrubbers.reference import ReferenceScrubber
-
-    reference = ReferenceScrubber(**case.context.as_kwargs())
-    ends, total = [], 0
-    for char in trace.deltas:
-        total += len(reference.feed(char))
-        ends.append(total)
+    ends = reference_char_ends(case.context, "".join(trace.deltas))
     max_len = case.context.vocabulary().max_len
     _, finding = measure_holdback(True, trace, ends, [], max_len)
     yield from _from(finding, case.deltas)
