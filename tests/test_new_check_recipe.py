@@ -20,7 +20,8 @@ import pytest
 from scrubcheck.adapters import load_adapter
 from scrubcheck.adapters.drive import Trace
 from scrubcheck.adapters.labels import StreamLabel, own_label
-from scrubcheck.checks.registry import CheckEntry, PlannedRun, Subject, extended
+from scrubcheck.checks.names import Check
+from scrubcheck.checks.registry import CheckEntry, PlannedRun, Subject, extended, without
 from scrubcheck.cli import main
 from scrubcheck.corpus import load_corpus
 from scrubcheck.evidence import Evidence
@@ -118,3 +119,22 @@ def test_the_pytest_plugin_fails_on_it(with_check, pytester: pytest.Pytester) ->
                                 "-k", SCENARIO)
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*shouted R-CHUNK-1*"])
+
+
+def _labels_run(scenario_id: str) -> list[str]:
+    labels: list[str] = []
+    run_scenario(load_adapter("reference"), load_corpus().by_id()[scenario_id],
+                 progress=labels.append)
+    return labels
+
+
+def test_the_conductor_makes_only_the_kinds_of_run_a_check_reads() -> None:
+    """Each entry says which runs it reads (`needs`): without the reuse and idempotence
+    checks no reused object and no re-scrub is run, and the truncation cuts still are."""
+    every = _labels_run(SCENARIO)
+    assert any(label.startswith("reuse:") for label in every)
+    with without(Check.REUSE, Check.IDEMPOTENCE):
+        fewer = _labels_run(SCENARIO)
+    assert not any(label.startswith("reuse:") for label in fewer)
+    assert any(label.startswith("trunc@") for label in fewer)
+    assert len(fewer) < len(every) - 4  # the 4 poisons and at least one re-scrub

@@ -29,6 +29,7 @@ from scrubcheck.adapters.drive import (
     run_truncated,
     truncate_deltas,
 )
+from scrubcheck.adapters.labels import RunKind
 from scrubcheck.checks import (
     POISONS,
     Check,
@@ -49,6 +50,7 @@ from scrubcheck.checks.registry import (
     CheckEntry,
     PlannedRun,
     Subject,
+    needed_kinds,
     output_checks,
     stream_checks,
 )
@@ -297,14 +299,18 @@ class _ScenarioRun:
             self.checks += 1
             for run, finding in check_invariance(runs):
                 self.report(run.name, run.deltas, finding)
+        kinds = needed_kinds()  # a kind of run no registry check reads is not made
         rescrub = self.adapter.unsupported_reason(self.context.for_rescrub())
-        if rescrub:  # a fixed-mode scrubber cannot take the default context R-IDEM-1 uses
+        if RunKind.RESCRUB not in kinds:
+            pass
+        elif rescrub:  # a fixed-mode scrubber cannot take the default context R-IDEM-1 uses
             result.notes.append(f"R-IDEM-1 not checked (re-scrubbing needs the default "
                                 f"context): {rescrub}")
         else:
             self.idempotence(runs)
-        held = self.truncations(cuts, detector, result)
-        self.reuse(poisons, runs)
+        held = self.truncations(cuts, detector, result) if RunKind.TRUNCATION in kinds else []
+        if RunKind.REUSE in kinds:
+            self.reuse(poisons, runs)
         if char_trace is not None or held:
             self.checks += 1
             result.holdback, lag = measure_holdback(
