@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from scrubcheck.adapters import AdapterError, load_adapter, split_channels
-from scrubcheck.checks import run_stream
+from scrubcheck.adapters.drive import run_stream
 from scrubcheck.model import Context
 
 SCRUBBERS = textwrap.dedent(

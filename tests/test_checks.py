@@ -9,6 +9,7 @@ import textwrap
 import pytest
 
 from scrubcheck.adapters import load_adapter
+from scrubcheck.adapters.drive import Trace, run_stream, truncate_deltas
 from scrubcheck.checks import (
     LeakDetector,
     StreamOutput,
@@ -19,13 +20,10 @@ from scrubcheck.checks import (
     check_types,
     measure_holdback,
     measure_linearity,
-    run_stream,
-    truncate_deltas,
     visible,
     ws_compare,
 )
 from scrubcheck.checks.render import describe_difference, first_difference
-from scrubcheck.checks.trace import Trace
 from scrubcheck.model import Context, Scenario
 
 # -- R-WS-1 -----------------------------------------------------------------

@@ -26,8 +26,8 @@ import pytest
 from bounded import Finished
 
 from scrubcheck.adapters import AdapterError, load_adapter
+from scrubcheck.adapters.drive import run_stream
 from scrubcheck.adapters.peer import PeerAdapter, PeerFailureError
-from scrubcheck.checks.trace import run_stream
 from scrubcheck.model import Context
 from scrubcheck.peers import breaker, find_manifest, launch_for, logs
 from scrubcheck.peers.process import PeerFailure, PeerProcess

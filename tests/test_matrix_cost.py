@@ -10,7 +10,7 @@ import pytest
 
 import scrubcheck.runner.joined as joined
 from scrubcheck.adapters import load_adapter
-from scrubcheck.checks import Trace
+from scrubcheck.adapters.drive import Trace
 from scrubcheck.corpus import load_corpus, select
 from scrubcheck.runner import RunSettings, run_scenario
 
@@ -157,8 +157,8 @@ def test_a_peer_gets_many_streams_per_request_with_the_same_verdicts(reference_p
 def test_a_failed_prefetch_leaves_each_stream_to_run_and_report_itself(tmp_path):
     """The misbehaving test peer hangs on HANG: the `streams` request holding that stream
     times out, and the streams then run one by one, the hang reported by its own."""
+    from scrubcheck.adapters.drive import run_stream
     from scrubcheck.adapters.peer import PeerAdapter
-    from scrubcheck.checks import run_stream
     from scrubcheck.model import Context
 
     peer = Path(__file__).parent / "data" / "peers" / "misbehaving" / "peer.toml"

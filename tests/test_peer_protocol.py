@@ -15,8 +15,8 @@ import jsonschema
 import pytest
 
 from scrubcheck.adapters import load_adapter
+from scrubcheck.adapters.drive import drive, run_stream
 from scrubcheck.adapters.peer import PeerAdapter
-from scrubcheck.checks.trace import drive, run_stream
 from scrubcheck.model import Context, Scenario
 from scrubcheck.results import Outcome
 from scrubcheck.runner import RunSettings, run_scenario

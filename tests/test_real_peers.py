@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from scrubcheck.adapters import load_adapter
-from scrubcheck.checks.trace import run_stream
+from scrubcheck.adapters.drive import run_stream
 from scrubcheck.model import Context
 from scrubcheck.peers import find_manifest, read_marker
 

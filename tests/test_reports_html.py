@@ -145,8 +145,8 @@ def test_a_passing_run_still_renders(sample_run) -> None:
 def _leak_failure(prefix: str, reasoning: str, suffix: str):
     """A leak failure exactly as the runner records one (the real leak check on a trace),
     and the leak the detector found."""
+    from scrubcheck.adapters.drive import Trace
     from scrubcheck.checks import LeakDetector, leak_finding
-    from scrubcheck.checks.trace import Trace
     from scrubcheck.results import Failure
 
     output = prefix + reasoning + suffix

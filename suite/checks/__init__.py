@@ -1,6 +1,7 @@
 """Checks: one small module per SPEC rule family, each reading `Trace`s.
 
-    trace.py        drive a session, record returns, ends, exceptions
+The checks never run a scrubber: `adapters.drive` makes every stream they read.
+
     robust.py       R-ROBUST-1 (str returns, no exceptions)
     leak.py/leaks.py  R-LEAK-1 windows; also R-TRUNC-1 with a cut position
     expected.py     R-FID-1 / R-WS-1 (whitespace.py is the comparer)
@@ -26,11 +27,10 @@ from scrubcheck.checks.linear import measure_linearity
 from scrubcheck.checks.names import Check, Scope
 from scrubcheck.checks.reasoning_windows import Leak, LeakDetector
 from scrubcheck.checks.render import visible
-from scrubcheck.checks.reuse import POISONS, check_reuse, run_reuse
+from scrubcheck.checks.reuse import POISONS, check_reuse
 from scrubcheck.checks.robust import check_exception, check_types
 from scrubcheck.checks.tags import check_tags
-from scrubcheck.checks.trace import Trace, drive, run_stream
-from scrubcheck.checks.truncation import held_at_flush, run_truncation, truncate_deltas
+from scrubcheck.checks.truncation import check_truncation, held_at_flush
 from scrubcheck.checks.whitespace import ws_compare
 
 __all__ = [
@@ -40,7 +40,6 @@ __all__ = [
     "LeakDetector",
     "Scope",
     "StreamOutput",
-    "Trace",
     "check_exception",
     "check_expected",
     "check_idempotence",
@@ -48,16 +47,12 @@ __all__ = [
     "check_leak",
     "check_reuse",
     "check_tags",
+    "check_truncation",
     "check_types",
-    "drive",
     "held_at_flush",
     "leak_finding",
     "measure_holdback",
     "measure_linearity",
-    "run_reuse",
-    "run_stream",
-    "run_truncation",
-    "truncate_deltas",
     "visible",
     "ws_compare",
 ]

@@ -10,8 +10,8 @@ everything by construction and are reported as mode "batch", never failed.
 
 from __future__ import annotations
 
+from scrubcheck.adapters.drive import Trace
 from scrubcheck.checks.names import Check
-from scrubcheck.checks.trace import Trace
 from scrubcheck.evidence import Evidence
 from scrubcheck.results import Holdback
 

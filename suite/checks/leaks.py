@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from scrubcheck.adapters.drive import Trace
 from scrubcheck.checks.names import Check
 from scrubcheck.checks.reasoning_windows import Leak, LeakDetector
 from scrubcheck.checks.render import around, quoted
-from scrubcheck.checks.trace import Trace
 from scrubcheck.evidence import Evidence
 
 

@@ -9,17 +9,25 @@ bottom layer), so a report read back from report.json needs no registry to say i
 A check that judges one finished output (`on_output`: called with a `Subject`
 and the output) is run by the runner on every chunking's output and by the hunt
 on its case, both looping over `OUTPUT_CHECKS`: such a check for a new rule is
-its module, its name in `checks.names` and one entry here. The other checks need
-runs of their own (a cut stream, a re-scrub, a reused session), which the runner
-and the hunt make where they make them.
+its module, its name in `checks.names` and one entry here. A check that needs
+stream runs of its own (`runs`: the runs it asks for, each a label, a context and
+deltas; `on_runs`: its judgement of their traces) is run by the runner's conductor
+(`runner.judge`), and so by `run`, `show` and the pytest plugin, and by the hunt
+on its case (`hunt.properties`): such a check is also its module and one entry
+here (`extended` adds one for a while, as a test does with a throwaway check).
+Every entry says which kinds of run it reads (`needs`), so the conductor makes
+each run once whatever reads it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from scrubcheck.adapters.drive import Trace
+from scrubcheck.adapters.labels import RunKind, StreamLabel
 from scrubcheck.checks.expected import check_expected
 from scrubcheck.checks.holdback import measure_holdback
 from scrubcheck.checks.idempotence import check_idempotence
@@ -30,9 +38,9 @@ from scrubcheck.checks.names import Check, Scope
 from scrubcheck.checks.reuse import check_reuse
 from scrubcheck.checks.robust import check_exception, check_types
 from scrubcheck.checks.tags import check_tags
-from scrubcheck.checks.truncation import run_truncation
+from scrubcheck.checks.truncation import check_truncation
 from scrubcheck.evidence import LEAK_CHECKS, Evidence
-from scrubcheck.model import Scenario
+from scrubcheck.model import Context, Scenario
 from scrubcheck.vocabulary import Vocabulary
 
 
@@ -47,6 +55,24 @@ class Subject:
 
 #: A check of one finished output: None when the rule holds.
 OutputCheck = Callable[[Subject, str], Evidence | None]
+
+
+@dataclass(frozen=True)
+class PlannedRun:
+    """A stream run a check asks for: the conductor opens a fresh session with
+    `context`, feeds `deltas` and flushes; `label` names it in reports."""
+
+    label: StreamLabel
+    context: Context
+    deltas: tuple[str, ...]
+
+
+#: The runs a stream check needs for one scenario (none: it does not judge this one).
+RunPlanner = Callable[[Subject], tuple[PlannedRun, ...]]
+#: A stream check's judgement of its runs' traces (those that ran to the end):
+#: one (label, evidence or None) per judgement, None when the rule holds.
+StreamCheck = Callable[[Subject, Mapping[StreamLabel, Trace]],
+                       Iterable[tuple[StreamLabel, Evidence | None]]]
 
 
 def _tags(subject: Subject, output: str) -> Evidence | None:
@@ -79,6 +105,9 @@ class CheckEntry:
     also: tuple[str, ...] = ()  # other rules it may report (not its own)
     on_output: OutputCheck | None = None  # set for a check of one finished output
     applies: Callable[[Subject], bool] = _always  # whether it judges this stream at all
+    needs: frozenset[RunKind] = frozenset()  # the kinds of run it reads
+    runs: RunPlanner | None = None  # set for a check with stream runs of its own
+    on_runs: StreamCheck | None = None  # its judgement of those runs
 
     @property
     def leak(self) -> bool:
@@ -96,43 +125,111 @@ class CheckEntry:
         return self.on_output(subject, output)
 
 
+_CHUNKINGS = frozenset({RunKind.CHUNKING})
+_CUTS = frozenset({RunKind.TRUNCATION})
+
 CHECKS: tuple[CheckEntry, ...] = (
     CheckEntry(Check.EXCEPTION, ("R-ROBUST-1",), check_exception, prop="robust",
+               needs=_CHUNKINGS,  # and it judges every other run that is made
                says="feed() and flush() return str and never raise (R-ROBUST-1)"),
-    CheckEntry(Check.TYPE, ("R-ROBUST-1",), check_types, prop="robust"),
+    CheckEntry(Check.TYPE, ("R-ROBUST-1",), check_types, prop="robust", needs=_CHUNKINGS),
     CheckEntry(Check.LEAK, ("R-LEAK-1",), check_leak, invariant=True,
-               prop="no-leak",
+               prop="no-leak", needs=_CHUNKINGS,
                says="no canary of the reasoning shows at any point of the stream (R-LEAK-1)"),
-    CheckEntry(Check.TRUNCATION, ("R-TRUNC-1",), run_truncation, invariant=True,
-               prop="truncation", also=("R-SKIP-2",),
+    CheckEntry(Check.TRUNCATION, ("R-TRUNC-1",), check_truncation, invariant=True,
+               prop="truncation", also=("R-SKIP-2",), needs=_CUTS,
                says="the stream cut at a random point leaks nothing (R-TRUNC-1)"),
     CheckEntry(Check.TAG, ("R-TAG-1",), check_tags, prop="no-tag", on_output=_tags,
+               needs=_CHUNKINGS,
                says="no tag of the active vocabulary outside code in the output (R-TAG-1)"),
     CheckEntry(Check.EXPECTED, ("R-FID-1", "R-WS-1"), check_expected, invariant=True,
                prop="answer", on_output=_expected, applies=_has_expectation,
+               needs=_CHUNKINGS,
                says="the answer comes out exactly as the stream's structure says "
                     "(R-FID-1, R-WS-1)"),
     CheckEntry(Check.INVARIANCE, ("R-CHUNK-1",), check_invariance, invariant=True,
-               prop="chunking", says="two partitions of the stream give the same output "
-                                     "(R-CHUNK-1)"),
+               prop="chunking", needs=_CHUNKINGS,
+               says="two partitions of the stream give the same output (R-CHUNK-1)"),
     CheckEntry(Check.IDEMPOTENCE, ("R-IDEM-1",), check_idempotence, invariant=True,
-               prop="idempotence", says="scrubbing the output again changes nothing (R-IDEM-1)"),
-    CheckEntry(Check.REUSE, ("R-REUSE-1",), check_reuse, invariant=True),
+               prop="idempotence", needs=frozenset({RunKind.CHUNKING, RunKind.RESCRUB}),
+               says="scrubbing the output again changes nothing (R-IDEM-1)"),
+    CheckEntry(Check.REUSE, ("R-REUSE-1",), check_reuse, invariant=True,
+               needs=frozenset({RunKind.CHUNKING, RunKind.REUSE})),
     CheckEntry(Check.HOLDBACK, ("R-STREAM-1", "R-STREAM-2"), measure_holdback,
-               prop="holdback", says="decided text comes out without delay (R-STREAM-1/2, SHOULD)"),
+               prop="holdback", needs=frozenset({RunKind.CHUNKING, RunKind.TRUNCATION}),
+               says="decided text comes out without delay (R-STREAM-1/2, SHOULD)"),
     CheckEntry(Check.LINEAR, ("R-ROBUST-2",), measure_linearity, scope=Scope.SCRUBBER,
                prop="linear", says="time grows linearly with the stream (R-ROBUST-2)"),
 )
 
-ORDER: dict[str, int] = {entry.name: index for index, entry in enumerate(CHECKS)}
-BY_NAME: dict[str, CheckEntry] = {entry.name: entry for entry in CHECKS}
+ORDER: dict[str, int] = {}
+BY_NAME: dict[str, CheckEntry] = {}
 #: The checks of one finished output, in order (the runner and the hunt loop over them).
-OUTPUT_CHECKS: tuple[CheckEntry, ...] = tuple(e for e in CHECKS if e.on_output is not None)
+OUTPUT_CHECKS: tuple[CheckEntry, ...] = ()
 #: SPEC section 8, whole-stream invariants with checks of their own.
-INVARIANT_RULES = frozenset(rule for entry in CHECKS if entry.invariant for rule in entry.rules)
+INVARIANT_RULES: set[str] = set()
 #: hunt/fuzz property -> what it checks, in the registry's order (one per property).
-CHECK_PROPERTIES: dict[str, str] = {
-    entry.prop: entry.says for entry in CHECKS if entry.prop and entry.says}
+CHECK_PROPERTIES: dict[str, str] = {}
+
+
+def _index(checks: tuple[CheckEntry, ...]) -> None:
+    """Fill the tables every tool reads from `checks`, in place (so that a module that
+    imported a table sees an entry `extended` adds)."""
+    global CHECKS, OUTPUT_CHECKS
+    CHECKS = checks
+    OUTPUT_CHECKS = tuple(e for e in checks if e.on_output is not None)
+    tables: list[tuple[Any, Any]] = [
+        (ORDER, {entry.name: index for index, entry in enumerate(checks)}),
+        (BY_NAME, {entry.name: entry for entry in checks}),
+        (INVARIANT_RULES, {rule for e in checks if e.invariant for rule in e.rules}),
+        (CHECK_PROPERTIES, {e.prop: e.says for e in checks if e.prop and e.says}),
+    ]
+    for table, content in tables:
+        table.clear()
+        table.update(content)
+
+
+_index(CHECKS)
+
+
+@contextmanager
+def extended(*entries: CheckEntry) -> Iterator[None]:
+    """The registry with `entries` after its own while the block runs: how a new check
+    is tried without editing this file (the recipe's test adds a throwaway check)."""
+    before = CHECKS
+    _index(before + entries)
+    try:
+        yield
+    finally:
+        _index(before)
+
+
+@contextmanager
+def without(*names: str) -> Iterator[None]:
+    """The registry without the checks `names` while the block runs (a test's view of
+    what the conductor does when no check reads a kind of run)."""
+    before = CHECKS
+    _index(tuple(entry for entry in before if entry.name not in names))
+    try:
+        yield
+    finally:
+        _index(before)
+
+
+def needed_kinds() -> frozenset[RunKind]:
+    """The kinds of run some check reads: the conductor makes no run of another kind."""
+    return frozenset(kind for entry in CHECKS for kind in entry.needs)
+
+
+def stream_checks(subject: Subject) -> tuple[tuple[CheckEntry, tuple[PlannedRun, ...]], ...]:
+    """The checks with stream runs of their own that judge `subject`, each with its runs."""
+    found = []
+    for entry in CHECKS:
+        if entry.runs is not None and entry.on_runs is not None and entry.applies(subject):
+            planned = entry.runs(subject)
+            if planned:
+                found.append((entry, planned))
+    return tuple(found)
 
 
 def output_checks(subject: Subject) -> tuple[CheckEntry, ...]:

@@ -4,17 +4,16 @@ One session (one scrubber object) gets a poison stream that ends in a state a
 careless scrubber keeps, is flushed, and then gets the scenario's recorded
 deltas: the second stream's output must equal a fresh session's. Adapters open
 a fresh scrubber object per stream by design; this check still drives
-flush()-then-feed on one and the same object.
+flush()-then-feed on one and the same object (`adapters.drive.run_reused`
+makes the two streams; this module judges the second).
 """
 
 from __future__ import annotations
 
-from scrubcheck.adapters import Adapter
+from scrubcheck.adapters.drive import Trace
 from scrubcheck.checks.names import Check
 from scrubcheck.checks.render import describe_difference
-from scrubcheck.checks.trace import ScrubberError, Trace, drive, open_session
 from scrubcheck.evidence import Evidence
-from scrubcheck.model import Context
 
 #: Poison streams: name -> (text, the state it leaves behind).
 POISONS: dict[str, tuple[str, str]] = {
@@ -32,19 +31,6 @@ POISONS: dict[str, tuple[str, str]] = {
         "a code fence that never closed",
     ),
 }
-
-
-def run_reuse(
-    adapter: Adapter, context: Context, deltas: tuple[str, ...], poison: str
-) -> tuple[Trace | None, Trace | None, ScrubberError | None]:
-    """(poison trace, second-stream trace, open error) on one session."""
-    session = open_session(adapter, context)
-    if isinstance(session, ScrubberError):
-        return None, None, session
-    first = drive(session, (POISONS[poison][0],))
-    if not first.ok:
-        return first, None, None
-    return first, drive(session, deltas), None
 
 
 def check_reuse(second: Trace, fresh_output: str, poison: str) -> Evidence | None:

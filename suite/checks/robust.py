@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from scrubcheck.adapters.drive import Trace
 from scrubcheck.checks.names import Check
-from scrubcheck.checks.trace import Trace
 from scrubcheck.evidence import Evidence
 
 

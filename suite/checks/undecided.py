@@ -5,16 +5,18 @@ later, and answer text only if the stream then stops. A scrubber that emits it
 early is right on streams that never close and leaks on those that do. The
 truncation runs catch it on every stream: a stream cut before the close ends with
 `finish_reason: length`, so nothing may show. What the cut stream may show comes
-from the reference scanner, the project's one reading of SPEC (as for R-TAG-1).
+from the SPEC model (`scrubcheck.specmodel`), the yardstick of every output check,
+so that the reference scrubber is judged by it like any other implementation.
 """
 
 from __future__ import annotations
 
+from scrubcheck.adapters.drive import Trace
 from scrubcheck.checks.names import Check
 from scrubcheck.checks.render import around, quoted
-from scrubcheck.checks.trace import Trace
 from scrubcheck.evidence import Evidence
 from scrubcheck.model import Context
+from scrubcheck.specmodel import read_stream
 
 
 def undecided_applies(context: Context) -> bool:
@@ -27,9 +29,7 @@ def check_undecided(context: Context, text: str, trace: Trace) -> Evidence | Non
     although SPEC shows nothing for it: its pre-filled block had not been decided."""
     if not undecided_applies(context) or not trace.output:
         return None
-    from scrubcheck.scrubbers.reference import strip_reasoning
-
-    if strip_reasoning(text, **context.truncated().as_kwargs()) != "":
+    if read_stream(text, context.truncated()).visible != "":
         return None
     step = trace.step_at(1)
     when = "at flush()" if step is None else f"after feed() of delta {step}"

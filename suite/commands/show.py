@@ -25,9 +25,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from scrubcheck.adapters import Adapter, AdapterError, load_adapter
-from scrubcheck.checks import POISONS, Trace, drive, run_stream, truncate_deltas, visible
-from scrubcheck.checks.reuse import run_reuse
-from scrubcheck.checks.trace import ScrubberError, open_session
+from scrubcheck.adapters.drive import (
+    ScrubberError,
+    Trace,
+    drive,
+    open_session,
+    run_reused,
+    run_stream,
+    run_truncated,
+)
+from scrubcheck.checks import POISONS, visible
+from scrubcheck.checks.names import Check
 from scrubcheck.chunking import chunking_by_name, chunking_plan
 from scrubcheck.claims import UnknownClass, claimed_class, place
 from scrubcheck.commands.options import (
@@ -52,7 +60,7 @@ from scrubcheck.runner import (
     run_linear_check,
     run_scenario,
 )
-from scrubcheck.runner.judge import stream_deltas
+from scrubcheck.runner.judge import planned_run, stream_deltas
 from scrubcheck.runner.pool import (
     Handler,
     Lost,
@@ -237,8 +245,9 @@ def print_lost(lost: Lost, scenario: Scenario | None, seed: int) -> int:
     print(f"\n{kind}: {lost.detail}{where}{killed}")
     stream = (lost.label or "").partition(" at ")[0]
     if scenario is not None and stream and stream != "setup":
+        own = planned_run(scenario, stream)
         try:
-            deltas = stream_deltas(scenario, stream, seed)
+            deltas = own.deltas if own is not None else stream_deltas(scenario, stream, seed)
         except ValueError:
             deltas = None
         if deltas is not None:
@@ -257,6 +266,8 @@ def print_captured(captured: str | None) -> None:
 
 
 def _known_selector(scenario: Scenario, name: str, seed: int) -> bool:
+    if planned_run(scenario, name) is not None:
+        return True
     if name.startswith("trunc@"):
         return name[6:].isdigit() and int(name[6:]) <= len(scenario.text)
     if name.startswith("reuse:"):
@@ -339,17 +350,22 @@ def _selected_traces(
 ) -> None:
     """The trace(s) of a chunking, trunc@C or reuse:P selector."""
     note(name)
+    own = planned_run(scenario, name)
+    if own is not None:  # a run a registry check plans for itself
+        seen.title = f"run {name}, planned by a check of its own"
+        seen.traces = [("stream", run_stream(adapter, own.context, own.deltas))]
+        return
     if name.startswith("trunc@"):
         cut = int(name[6:])
-        deltas = truncate_deltas(tuple(scenario.deltas), cut)
         seen.title = (f"recorded deltas cut at input position {cut}, flushed with "
                       "finish_reason=length")
-        seen.traces = [("stream", run_stream(adapter, scenario.context.truncated(), deltas))]
+        seen.traces = [("stream", run_truncated(adapter, scenario.context,
+                                                tuple(scenario.deltas), cut))]
         return
     if name.startswith("reuse:"):
         poison = name[6:]
-        first, second, error = run_reuse(adapter, scenario.context, tuple(scenario.deltas),
-                                         poison)
+        first, second, error = run_reused(adapter, scenario.context, (POISONS[poison][0],),
+                                          tuple(scenario.deltas))
         if error is not None:
             seen.messages.append(f"open() raised {error.summary}")
         seen.title = (f"one scrubber object: the poison stream ({POISONS[poison][1]}), flush, "
@@ -420,7 +436,7 @@ def print_verdicts(result: ScenarioResult) -> None:
         print(f"  {failure.level} {failure.rule} {failure.check} under {failure.chunking} "
               f"({step})")
         print(f"      {failure.detail}")
-        if failure.check == "exception" and failure.got:
+        if failure.check == Check.EXCEPTION and failure.got:
             print("      " + failure.got.rstrip().replace("\n", "\n      "))
         print(f"      replay: {failure.replay}")
     if result.holdback is not None:

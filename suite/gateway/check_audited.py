@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from scrubcheck.adapters import AdapterError, load_adapter
-from scrubcheck.checks import run_stream
+from scrubcheck.adapters.drive import run_stream
 from scrubcheck.gateway.capture import Capture
 from scrubcheck.gateway.compare import Expectation, as_completion, expectation, outcome, sent
 from scrubcheck.gateway.upstream import Shape

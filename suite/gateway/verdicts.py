@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from scrubcheck.adapters import Adapter, AdapterError, load_adapter
-from scrubcheck.checks import LeakDetector, run_stream, ws_compare
+from scrubcheck.adapters.drive import run_stream
+from scrubcheck.checks import LeakDetector, ws_compare
 from scrubcheck.checks.reasoning_windows import WINDOW
 from scrubcheck.checks.render import around, quoted
 from scrubcheck.corpus.overlap import windows

@@ -12,6 +12,7 @@ writes both.
 
 from __future__ import annotations
 
+from scrubcheck.checks.names import Check
 from scrubcheck.checks.registry import INVARIANT_RULES
 from scrubcheck.corpus.yamlwriter import entry_lines, scenario_entry
 from scrubcheck.hunt.finding import Finding
@@ -53,7 +54,7 @@ def finding_description(finding: Finding) -> str:
 
 def finding_scenario(finding: Finding) -> Scenario | None:
     """The scenario of `finding` (None for a linear-time finding: see `finding_yaml`)."""
-    if finding.violation.check == "linear":
+    if finding.violation.check == Check.LINEAR:
         return None
     expected = _expected(finding)
     return Scenario(

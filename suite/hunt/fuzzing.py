@@ -28,6 +28,7 @@ from scrubcheck.adapters import Adapter
 from scrubcheck.adapters.resolve import spec_slug
 from scrubcheck.cachedir import cache_dir
 from scrubcheck.checks.linear import LinearMeasurement
+from scrubcheck.checks.names import Check
 from scrubcheck.generate import ListChooser
 from scrubcheck.hunt.case import Case, build_case
 from scrubcheck.hunt.finding import Finding
@@ -189,7 +190,7 @@ class _Fuzz:
 
     def shrink(self, case: Case, choices: list[int] | None, violation: Violation
                ) -> tuple[Case, Violation]:
-        if violation.check in ("timeout", "linear"):
+        if violation.check in ("timeout", Check.LINEAR):
             return case, violation  # every try would cost the whole time limit
         signature = violation.signature
         others = self.target.known - {signature}

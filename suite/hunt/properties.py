@@ -13,24 +13,30 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from scrubcheck.adapters import Adapter
+from scrubcheck.adapters.drive import (
+    Trace,
+    run_rescrub,
+    run_stream,
+    run_truncated,
+    truncate_deltas,
+)
 from scrubcheck.checks import (
     Check,
     LeakDetector,
-    Trace,
     check_exception,
     check_idempotence,
     check_leak,
+    check_truncation,
     check_types,
     measure_holdback,
-    run_stream,
-    run_truncation,
 )
-from scrubcheck.checks.registry import BY_NAME, Subject, output_checks
+from scrubcheck.checks.registry import BY_NAME, Subject, output_checks, stream_checks
 from scrubcheck.checks.render import around, describe_difference, first_difference
 from scrubcheck.evidence import Evidence
 from scrubcheck.hunt.case import Case
 from scrubcheck.hunt.violation import Violation
 from scrubcheck.model import Scenario
+from scrubcheck.runner.oracle import reference_char_ends
 from scrubcheck.vocabulary import fold
 
 Known = frozenset[tuple[str, str]]
@@ -82,15 +88,31 @@ def violations(adapter: Adapter, case: Case, *, against: Adapter | None = None
     yield from _leak(second, detector, case.other)
     if second.ok and second.output != first.output:
         yield _chunking(case, first, second)
-    trace, finding = check_idempotence(adapter, context, first.output)
+    trace = run_rescrub(adapter, context, first.output)
     yield from _robust(trace, (first.output,), "re-scrubbing the output: ")
-    yield from _from(finding, case.deltas)
+    yield from _from(check_idempotence(trace, first.output), case.deltas)
     yield from _truncation(adapter, case, detector)
     chars = tuple(case.text)
     if adapter.streams and chars in runs:  # measured where a partition is one char each
         yield from _holdback(case, runs[chars])
+    yield from _own_runs(adapter, subject)
     if against is not None:
         yield from _differential(against, case, first.output)
+
+
+def _own_runs(adapter: Adapter, subject: Subject) -> Iterator[Violation]:
+    """Each registry check with stream runs of its own, on the case as a scenario: the
+    same planned runs and judgement as in `scrubcheck run` (`checks.registry`)."""
+    for entry, planned in stream_checks(subject):
+        if entry.prop is None or entry.on_runs is None:
+            continue  # not searched by the hunt
+        traces = {run.label: run_stream(adapter, run.context, run.deltas) for run in planned}
+        for trace in traces.values():
+            yield from _robust(trace, trace.deltas)
+        clean = {label: trace for label, trace in traces.items() if trace.ok}
+        if clean:
+            for label, finding in entry.on_runs(subject, clean):
+                yield from _from(finding, clean[label].deltas)
 
 
 def _truncation(adapter: Adapter, case: Case, detector: LeakDetector) -> Iterator[Violation]:
@@ -98,7 +120,9 @@ def _truncation(adapter: Adapter, case: Case, detector: LeakDetector) -> Iterato
     cannot receive (a cut right after a backtick needs finish_reason, R-CODE-6)."""
     if adapter.unsupported_reason(case.context.truncated(), case.text[: case.cut]):
         return
-    truncated, finding = run_truncation(adapter, case.context, case.deltas, case.cut, detector)
+    truncated = run_truncated(adapter, case.context, case.deltas, case.cut)
+    finding = check_truncation(truncated, case.context, truncate_deltas(case.deltas, case.cut),
+                               case.cut, detector)
     yield from _robust(truncated, truncated.deltas, f"cut at {case.cut}: ")
     yield from _from(finding, case.deltas, f"stream cut at input position {case.cut}: ")
 
@@ -177,13 +201,7 @@ def _holdback(case: Case, trace: Trace) -> Iterator[Violation]:
     """R-STREAM-1/2: the one-character run's output against the reference's, per feed."""
     if not trace.ok:
         return
-    from scrubcheck.scrubbers.reference import ReferenceScrubber
-
-    reference = ReferenceScrubber(**case.context.as_kwargs())
-    ends, total = [], 0
-    for char in trace.deltas:
-        total += len(reference.feed(char))
-        ends.append(total)
+    ends = reference_char_ends(case.context, "".join(trace.deltas))
     max_len = case.context.vocabulary().max_len
     _, finding = measure_holdback(True, trace, ends, [], max_len)
     yield from _from(finding, case.deltas)

@@ -46,6 +46,7 @@ from multiprocessing.connection import Connection
 
 from scrubcheck.adapters import Adapter
 from scrubcheck.checks.linear import LinearMeasurement, measure_linearity
+from scrubcheck.checks.names import Check
 from scrubcheck.childprocess import exit_text
 from scrubcheck.deadline import Deadline
 from scrubcheck.hunt.case import Case
@@ -134,11 +135,11 @@ class Sandbox:
         answer = self.call(("linear", planned), budget)
         if isinstance(answer, (Lost, str)):
             detail = answer.detail if isinstance(answer, Lost) else self._named(answer)
-            return None, Violation("linear", "R-ROBUST-1",
+            return None, Violation(Check.LINEAR, "R-ROBUST-1",
                                    detail=f"the linear-time measurement: {detail}")
         assert isinstance(answer, LinearMeasurement)
         finding = answer.finding
-        return answer, (Violation("linear", finding.rule, detail=finding.detail)
+        return answer, (Violation(Check.LINEAR, finding.rule, detail=finding.detail)
                         if finding is not None else None)
 
     def _named(self, detail: str) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from scrubcheck.checks.names import Check
 from scrubcheck.matrix.classes import FailureClass, failure_classes
 from scrubcheck.matrix.observed import EVERY_PEER, Observed, shipped_observed
 from scrubcheck.matrix.verdicts import (
@@ -276,7 +277,7 @@ def observed_checks(matrix: Matrix) -> list[ObservedCheck]:
 
 
 #: checks that judge the whole stream's output, as opposed to cuts, re-use or timing
-_OUTPUT_CHECKS = frozenset({"expected", "leak", "tag", "exception", "type"})
+_OUTPUT_CHECKS = frozenset({Check.EXPECTED, Check.LEAK, Check.TAG, Check.EXCEPTION, Check.TYPE})
 
 
 def _whole_stream(row: Row, scenario_id: str) -> str:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from markdown_it import MarkdownIt
 
+from ..checks.names import Check
 from ..checks.render import WHITESPACE_MARKS, quoted
 from ..evidence import Severity
 from ..results import Failure, Outcome, RunResult, ScenarioResult
@@ -311,7 +312,7 @@ def scenario_block(result: ScenarioResult, expanded: bool = False) -> str:
         parts.append(f"<blockquote>{markdown(result.description)}</blockquote>")
     parts.append(notes_html(result_notes(result)))
     parts.append(captured_html(result))
-    if result.holdback is not None and any(f.check == "holdback" for f in result.failures):
+    if result.holdback is not None and any(f.check == Check.HOLDBACK for f in result.failures):
         parts.append(f"<p>Hold-back: {text(holdback_text(result))}.</p>")
     if result.metrics:
         parts.append(f"<p>Metrics: {text(metrics_text(result))}.</p>")

@@ -12,6 +12,8 @@ from pathlib import Path
 
 from tabulate import tabulate
 
+from scrubcheck.checks.names import Check
+
 from ..results import Outcome, RunResult, ScenarioResult
 from . import analysis as an
 from .failure_text import (
@@ -197,7 +199,7 @@ def scenario_section(number: int, result: ScenarioResult) -> list[str]:
         lines += [""] + ["> " + line for line in prose(result.description).splitlines()]
     lines += notes_lines(result_notes(result))
     lines += captured_lines(result)
-    if result.holdback is not None and any(f.check == "holdback" for f in result.failures):
+    if result.holdback is not None and any(f.check == Check.HOLDBACK for f in result.failures):
         lines += ["", f"Hold-back: {holdback_text(result)}."]
     metrics = metrics_text(result)
     if metrics:

@@ -23,7 +23,7 @@ a function is still caught by idempotence (R-IDEM-1) and by `hunt`.
 from __future__ import annotations
 
 from scrubcheck.adapters import Adapter
-from scrubcheck.checks import Trace, run_stream
+from scrubcheck.adapters.drive import Trace, run_stream
 from scrubcheck.model import Context
 
 #: Off only to prove (in tests) that reusing runs changes no verdict.

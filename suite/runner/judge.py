@@ -5,7 +5,10 @@ step (R-LEAK-1), and each output check of the registry on the output
 (`checks.registry.OUTPUT_CHECKS`: no tag outside code, R-TAG-1; the expected
 output, R-FID-1 / R-WS-1). Across chunkings: one output (R-CHUNK-1). Then idempotence (R-IDEM-1),
 every truncation (R-TRUNC-1), reuse after flush (R-REUSE-1) and hold-back
-(R-STREAM-1/2, SHOULD).
+(R-STREAM-1/2, SHOULD). Last, every registry check with stream runs of its own
+(`checks.registry.stream_checks`): its planned runs are made here, once each,
+their robustness judged like any stream's, and the check handed their traces,
+so that a new check of that kind needs no change here, in `show` or in the plugin.
 
 Findings are gathered by `collect.FailureCollector` (one failure per check and
 rule). Nothing passes by absence: a scenario on which no check ran is an ERROR.
@@ -18,26 +21,39 @@ import traceback
 from collections.abc import Callable
 
 from scrubcheck.adapters import Adapter
+from scrubcheck.adapters.drive import (
+    Trace,
+    run_rescrub,
+    run_reused,
+    run_stream,
+    run_truncated,
+    truncate_deltas,
+)
+from scrubcheck.adapters.labels import RunKind
 from scrubcheck.checks import (
     POISONS,
     Check,
     LeakDetector,
     StreamOutput,
-    Trace,
     check_exception,
     check_idempotence,
     check_invariance,
     check_reuse,
+    check_truncation,
     check_types,
     held_at_flush,
     leak_finding,
     measure_holdback,
-    run_reuse,
-    run_truncation,
-    truncate_deltas,
 )
 from scrubcheck.checks.reasoning_windows import Leak
-from scrubcheck.checks.registry import CheckEntry, Subject, output_checks
+from scrubcheck.checks.registry import (
+    CheckEntry,
+    PlannedRun,
+    Subject,
+    needed_kinds,
+    output_checks,
+    stream_checks,
+)
 from scrubcheck.chunking import (
     Chunking,
     chunking_by_name,
@@ -133,6 +149,17 @@ def stream_deltas(
     return chunking_by_name(scenario, vocabulary, name, seed).deltas
 
 
+def planned_run(scenario: Scenario, name: str) -> PlannedRun | None:
+    """The run named `name` that a registry check plans for itself on `scenario`
+    (`checks.registry.CheckEntry.runs`), or None: what `show --chunking` replays."""
+    subject = Subject(scenario, scenario.context.vocabulary(), None)
+    for _, runs in stream_checks(subject):
+        for run in runs:
+            if str(run.label) == name:
+                return run
+    return None
+
+
 def blank_result(scenario: Scenario, outcome: Outcome, reason: str | None = None) -> ScenarioResult:
     return ScenarioResult(
         scenario_id=scenario.id,
@@ -179,6 +206,9 @@ class _ScenarioRun:
         )
         self.not_aligned: dict[str, int] = {}
         self.joined = JoinedTextRuns(adapter, scenario.context)
+        # checks that plan stream runs of their own, planned once for the scenario
+        self.own = stream_checks(self.subject)
+        self.own_deltas = {str(run.label): run.deltas for _, runs in self.own for run in runs}
 
     # -- bookkeeping -------------------------------------------------------
     def splits_a_tag(self, deltas: tuple[str, ...] | list[str]) -> bool:
@@ -216,6 +246,8 @@ class _ScenarioRun:
         result.reason = stop.reason
 
     def deltas_of(self, name: str) -> tuple[str, ...]:
+        if name in self.own_deltas:
+            return self.own_deltas[name]
         return stream_deltas(self.scenario, name, self.settings.seed, self.vocabulary)
 
     def chunking_deltas(self, name: str) -> tuple[str, ...] | None:
@@ -232,6 +264,11 @@ class _ScenarioRun:
 
     # -- the checks --------------------------------------------------------
     def fill(self, result: ScenarioResult, only: str | None) -> None:
+        if only is not None and only in self.own_deltas:
+            self.subject = Subject(self.scenario, self.vocabulary, None)
+            self.own_checks(only)
+            self.conclude(result)
+            return
         names, cuts, poisons = self.plan(result, only)
         wants_lag = self.adapter.streams and "char" in names
         reference = oracle_view(self.scenario, char_run=wants_lag)
@@ -262,14 +299,18 @@ class _ScenarioRun:
             self.checks += 1
             for run, finding in check_invariance(runs):
                 self.report(run.name, run.deltas, finding)
+        kinds = needed_kinds()  # a kind of run no registry check reads is not made
         rescrub = self.adapter.unsupported_reason(self.context.for_rescrub())
-        if rescrub:  # a fixed-mode scrubber cannot take the default context R-IDEM-1 uses
+        if RunKind.RESCRUB not in kinds:
+            pass
+        elif rescrub:  # a fixed-mode scrubber cannot take the default context R-IDEM-1 uses
             result.notes.append(f"R-IDEM-1 not checked (re-scrubbing needs the default "
                                 f"context): {rescrub}")
         else:
             self.idempotence(runs)
-        held = self.truncations(cuts, detector, result)
-        self.reuse(poisons, runs)
+        held = self.truncations(cuts, detector, result) if RunKind.TRUNCATION in kinds else []
+        if RunKind.REUSE in kinds:
+            self.reuse(poisons, runs)
         if char_trace is not None or held:
             self.checks += 1
             result.holdback, lag = measure_holdback(
@@ -278,6 +319,8 @@ class _ScenarioRun:
             )
             if char_trace is not None:
                 self.report("char", len(char_trace.deltas), lag)
+        if only is None:
+            self.own_checks(None)
         self.conclude(result)
 
     def plan(
@@ -364,7 +407,8 @@ class _ScenarioRun:
         for output, run in firsts.items():
             self.progress(run.name)
             self.checks += 1
-            trace, finding = check_idempotence(self.adapter, self.context, output)
+            trace = run_rescrub(self.adapter, self.context, output)
+            finding = check_idempotence(trace, output)
             for robust in (check_exception(trace), check_types(trace)):
                 if robust is not None:
                     robust = robust.amended(prefix="re-scrubbing the output: ")
@@ -392,8 +436,8 @@ class _ScenarioRun:
             name = f"trunc@{cut}"
             self.progress(name)
             self.checks += 1
-            trace, finding = run_truncation(self.adapter, self.context, self.recorded, cut,
-                                            detector, clean)
+            trace = run_truncated(self.adapter, self.context, self.recorded, cut)
+            finding = check_truncation(trace, self.context, trace.deltas, cut, detector, clean)
             self.report_robustness(name, trace)
             self.report(name, len(trace.deltas), finding)
             amount = held_at_flush(trace)
@@ -411,7 +455,8 @@ class _ScenarioRun:
         for poison in poisons:
             name = f"reuse:{poison}"
             self.progress(name)
-            first, second, error = run_reuse(self.adapter, self.context, self.recorded, poison)
+            first, second, error = run_reused(self.adapter, self.context, (POISONS[poison][0],),
+                                              self.recorded)
             if error is not None:
                 continue  # open() raising is reported by the fresh runs already
             self.checks += 1
@@ -421,6 +466,30 @@ class _ScenarioRun:
             if second is not None:
                 self.report(name, len(self.recorded),
                             check_reuse(second, fresh.output, poison))
+
+    def own_checks(self, only: str | None) -> None:
+        """Each check with stream runs of its own: make its runs (once each, or only
+        the run `only`), judge their robustness, hand it the traces that ran cleanly."""
+        made: dict[str, Trace] = {}
+        for entry, planned in self.own:
+            runs = [run for run in planned if only is None or str(run.label) == only]
+            traces = {run.label: self.own_run(run, made) for run in runs}
+            clean = {label: trace for label, trace in traces.items() if trace.ok}
+            if not clean:
+                continue
+            assert entry.on_runs is not None
+            for label, finding in entry.on_runs(self.subject, clean):
+                self.checks += 1
+                self.report(str(label), len(traces[label].deltas), finding)
+
+    def own_run(self, run: PlannedRun, made: dict[str, Trace]) -> Trace:
+        name = str(run.label)
+        if name not in made:
+            self.progress(name)
+            made[name] = trace = run_stream(self.adapter, run.context, run.deltas)
+            self.checks += 1
+            self.report_robustness(name, trace)
+        return made[name]
 
     def conclude(self, result: ScenarioResult) -> None:
         for family, count in sorted(self.not_aligned.items()):

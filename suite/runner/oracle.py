@@ -14,7 +14,13 @@ by what must still be held to decide; a batch reading of whole streams cannot sa
 that without either reading every prefix (quadratic on the long streams) or becoming
 a second streaming scrubber. It is a SHOULD-level measurement, and the reference's
 agreement with the model on every output (tests/test_specmodel.py) keeps it honest.
-If the reference fails, the lag is left out and the runner notes it.
+If the reference fails, the lag is left out and the runner notes it. Measured: the
+model's nearest per-prefix reading (the common prefix of a cut stream's reading under
+finish_reason length and the whole stream's output) gives the reference's emitted
+length on 381,560 of 384,552 one-character prefixes of the 2,217 shipped scenarios
+under 600 characters, but differs on 168 of them (by up to 96 characters), so it
+would change lag verdicts; it is not the yardstick until a streaming reading of SPEC
+("decided after this prefix") exists.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from __future__ import annotations
 import traceback
 from dataclasses import dataclass
 
-from scrubcheck.model import Scenario
+from scrubcheck.model import Context, Scenario
 from scrubcheck.specmodel import read_stream
 
 
@@ -39,7 +45,7 @@ def oracle_view(scenario: Scenario, *, char_run: bool) -> OracleView:
     view = OracleView(output=reading.visible, cuts=list(reading.cuts))
     if char_run:
         try:
-            view.char_ends = _reference_char_ends(scenario)
+            view.char_ends = reference_char_ends(scenario.context, scenario.text)
         except Exception as exc:  # the lag yardstick broke: report, do not guess
             last = traceback.extract_tb(exc.__traceback__)[-1]
             view.problem = f"reference scrubber raised {type(exc).__name__}: {exc} " \
@@ -47,13 +53,14 @@ def oracle_view(scenario: Scenario, *, char_run: bool) -> OracleView:
     return view
 
 
-def _reference_char_ends(scenario: Scenario) -> list[int]:
-    """Cumulative output length of the streaming reference after each one-character feed."""
+def reference_char_ends(context: Context, text: str) -> list[int]:
+    """Cumulative output length of the streaming reference after each one-character feed
+    (the lag yardstick of `run` and of the hunt's holdback property, kept in one place)."""
     from scrubcheck.scrubbers.reference import ReferenceScrubber
 
-    scrubber = ReferenceScrubber(**scenario.context.as_kwargs())
+    scrubber = ReferenceScrubber(**context.as_kwargs())
     ends, total = [], 0
-    for char in scenario.text:
+    for char in text:
         total += len(scrubber.feed(char))
         ends.append(total)
     scrubber.flush()

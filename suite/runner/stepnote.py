@@ -5,7 +5,7 @@ StepNoting makes the worker's progress label precise to the call (`char at
 feed() of delta 20`), so a hang or a crash is reported where it happened. A
 note per call costs nothing for one scenario; `run` notes per stream only.
 It lives with the runner so that tracebacks leave its frames out, like the
-other harness frames (checks.trace).
+other harness frames (adapters.drive).
 """
 
 from __future__ import annotations

@@ -1,5 +1,9 @@
 """Drive a session over deltas and record everything that came back.
 
+Every stream a check reads is made here (one fresh session, a cut stream, a
+re-scrub, two streams on one reused object), so that the checks layer only
+judges what was recorded and never runs a scrubber itself.
+
 A `Trace` is the raw observation every check reads: what each call returned
 (coerced to text, with non-str returns noted for R-ROBUST-1), the cumulative
 output length after each call, and any exception with a short traceback. The
@@ -177,3 +181,42 @@ def run_stream(adapter: Adapter, context: Context, deltas: tuple[str, ...] | lis
     if isinstance(session, ScrubberError):
         return Trace(tuple(deltas), error=session)
     return drive(session, deltas)
+
+
+def truncate_deltas(deltas: tuple[str, ...], cut: int) -> tuple[str, ...]:
+    """The recorded deltas up to input position `cut`, the last one shortened."""
+    kept = []
+    position = 0
+    for delta in deltas:
+        if position + len(delta) <= cut:
+            kept.append(delta)
+            position += len(delta)
+            continue
+        if cut > position:
+            kept.append(delta[: cut - position])
+        break
+    return tuple(kept)
+
+
+def run_truncated(adapter: Adapter, context: Context, deltas: tuple[str, ...], cut: int) -> Trace:
+    """The recorded deltas cut at `cut`, flushed as a stream stopped for length (R-TRUNC-1)."""
+    return run_stream(adapter, context.truncated(), truncate_deltas(deltas, cut))
+
+
+def run_rescrub(adapter: Adapter, context: Context, output: str) -> Trace:
+    """An output scrubbed again, as one delta with the default context (R-IDEM-1)."""
+    return run_stream(adapter, context.for_rescrub(), (output,))
+
+
+def run_reused(
+    adapter: Adapter, context: Context, first: tuple[str, ...], deltas: tuple[str, ...]
+) -> tuple[Trace | None, Trace | None, ScrubberError | None]:
+    """Two streams on one session, flushed in between: (first trace, second trace, open
+    error). The second is not run when the first did not end cleanly (R-REUSE-1)."""
+    session = open_session(adapter, context)
+    if isinstance(session, ScrubberError):
+        return None, None, session
+    before = drive(session, first)
+    if not before.ok:
+        return before, None, None
+    return before, drive(session, deltas), None
