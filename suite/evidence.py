@@ -14,14 +14,14 @@ from dataclasses import asdict, dataclass, replace
 from enum import IntEnum
 from typing import Any
 
+from scrubcheck.check_names import Check
 from scrubcheck.spec import RULES, Level
 
 #: Checks every failure of which shows reasoning, whatever rule it reports: the leak
 #: windows and the cut streams (a cut stream showing a pre-fill still undecided, R-SKIP-2,
-#: shows reasoning too). Spelled as report.json spells them (`checks.names.Check`, which
-#: sits above and is kept equal by tests/test_registry.py) so that the evidence itself,
-#: read back from any report, answers "is this a leak".
-LEAK_CHECKS: frozenset[str] = frozenset({"leak", "truncation"})
+#: shows reasoning too). The evidence itself, read back from any report, answers "is this
+#: a leak".
+LEAK_CHECKS: frozenset[str] = frozenset({Check.LEAK, Check.TRUNCATION})
 
 
 def shows_reasoning(check: str, rule: str) -> bool:

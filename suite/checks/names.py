@@ -1,32 +1,7 @@
-"""The names of the checks, as evidence, reports and report.json spell them.
+"""The names of the checks, for the check modules: `scrubcheck.check_names` holds them
+in the bottom layer, so that the evidence record can say which checks are leaks without
+importing the checks layer."""
 
-Only the names live here, so that every check module can name what it
-found without importing the registry (`checks.registry`), which imports them.
-"""
+from scrubcheck.check_names import Check, Scope
 
-from __future__ import annotations
-
-from enum import StrEnum
-
-
-class Check(StrEnum):
-    """One check of the harness; `checks.registry.CHECKS` says what each judges."""
-
-    EXCEPTION = "exception"
-    TYPE = "type"
-    LEAK = "leak"
-    TRUNCATION = "truncation"
-    TAG = "tag"
-    EXPECTED = "expected"
-    INVARIANCE = "invariance"
-    IDEMPOTENCE = "idempotence"
-    REUSE = "reuse"
-    HOLDBACK = "holdback"
-    LINEAR = "linear"
-
-
-class Scope(StrEnum):
-    """How often a check runs: on each scenario, or once per scrubber (R-ROBUST-2)."""
-
-    SCENARIO = "scenario"
-    SCRUBBER = "scrubber"
+__all__ = ["Check", "Scope"]
