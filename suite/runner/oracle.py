@@ -49,9 +49,9 @@ def oracle_view(scenario: Scenario, *, char_run: bool) -> OracleView:
 
 def _reference_char_ends(scenario: Scenario) -> list[int]:
     """Cumulative output length of the streaming reference after each one-character feed."""
-    from scrubcheck.scrubbers.reference import ReferenceScrubber
+    from scrubcheck.scrubbers.reference import make_scrubber
 
-    scrubber = ReferenceScrubber(**scenario.context.as_kwargs())
+    scrubber = make_scrubber(scenario.context)
     ends, total = [], 0
     for char in scenario.text:
         total += len(scrubber.feed(char))
