@@ -84,6 +84,7 @@ from scrubcheck.vocabulary import (
 )
 
 from .harmony import HEADER_KEPT, message_is_visible
+from .hooks import NO_QUIRKS, Quirks
 from .spans import BACKTICK_RUN, LineIndex, RunState, guarded_until
 from .tables import MatchTable, tables_for
 
@@ -108,7 +109,7 @@ class FenceLine(Enum):
 # The scanners compare modes at every step; a module global is several times
 # cheaper to load than an Enum member through its class on CPython 3.11.
 ANSWER, FENCE, BLOCK = Mode.ANSWER, Mode.FENCE, Mode.BLOCK
-OUT = ANSWER  # the former name, read by scrubbers/broken
+OUT = ANSWER  # the former name of ANSWER, kept for callers outside the package
 LEAD, RUN, TRAIL, TEXT = FenceLine.LEAD, FenceLine.RUN, FenceLine.TRAIL, FenceLine.TEXT
 _FENCE_TRAIL = " \t\r"  # what may follow a closing fence run on its line (R-CODE-2)
 
@@ -186,6 +187,8 @@ class ReferenceScrubber:
     #: SPEC section 12: every conformance class, each chosen by `conformance_class`
     #: (a callable, so that a format added with --formats is claimed too)
     claims = staticmethod(conformance_classes)
+    #: the public hook for test scrubbers (hooks.py): none here, SPEC throughout
+    quirks: Quirks = NO_QUIRKS
 
     def __init__(
         self,
@@ -215,13 +218,18 @@ class ReferenceScrubber:
         # SPEC R-SKIP-1: with both signals the inline-answer reading wins (it shows less)
         self._may_skip = bool(may_skip_reasoning) and not self._inline_answer
         self._finish_reason = finish_reason
-        self._tables = tables_for(frozenset(features), custom_delimiters(delimiters),
-                                  conformance_class)
+        self._tables = self.quirks.tables(tables_for(
+            frozenset(features), custom_delimiters(delimiters), conformance_class))
+        self._hold_limit = self.quirks.max_holdback  # read on every feed: kept at hand
+        self._tail_limit = self.quirks.flush_leaks_block_tail
+        self._tail = ""  # with _tail_limit: the last characters kept in the block
         self.last_cuts: list[int] = []
         self._reset()
 
     # ------------------------------------------------------------------ API
     def feed(self, delta: str) -> str:
+        if self._hold_limit is not None:  # Quirks.max_holdback (a broken scrubber)
+            return self._feed_with_short_holdback(delta, self._hold_limit)
         if self._skip_text is not None:  # SPEC R-SKIP-2: undecided until the end or a close
             self._skip_text.append(delta)
         if delta and self._held is None and self._fast:  # fast path 1
@@ -252,13 +260,28 @@ class ReferenceScrubber:
 
     def flush(self, finish_reason: str | None = None) -> str:
         reason = self._finish_reason if finish_reason is None else finish_reason
+        leaked = self._leaked_tail(reason) if self._tail_limit else ""
         self._cut_off = reason in CUT_OFF  # R-CODE-6
         self._process("", eof=True)
         self._end_of_stream(reason, allow_recovery=True)
         out = self._take()
         self.last_cuts = self._cuts
         self._reset()  # R-REUSE-1
-        return out
+        return out + leaked
+
+    # ---------------------------------------------------- quirks (hooks.py)
+    def _feed_with_short_holdback(self, delta: str, limit: int) -> str:
+        """Quirks.max_holdback: release the held partials once they pass `limit`."""
+        self._process(delta, eof=False)
+        if sum(len(p) for p in self._answer.stack) > limit:
+            self._emit_dead_stack()
+        return self._take()
+
+    def _leaked_tail(self, reason: str | None) -> str:
+        """Quirks.flush_leaks_block_tail: the block's last kept characters, unless the
+        block is gone or R-UNCLOSED-2 recovers it."""
+        recovers = self._inline_answer and reason == "stop" and self._block.has_newline
+        return self._tail if self._mode is BLOCK and not recovers else ""
 
     def reset(self) -> None:
         """Drop the current stream without output (for callers that abandon a stream)."""
@@ -306,9 +329,9 @@ class ReferenceScrubber:
             if self._may_skip:
                 self._skip_text = []
 
-    # Read by subclasses and probes outside this module (scrubbers/broken,
-    # benchmarks/perf/memory.py, tests): the held partials and the
-    # other hold-backs under their former names.
+    # Read by probes outside this module (benchmarks/perf/memory.py, tests): the
+    # held partials and the other hold-backs under their former names. The broken
+    # scrubbers use none of them: they state their bug through `quirks` (hooks.py).
     @property
     def _stack(self) -> list[str]:
         return self._answer.stack
@@ -414,7 +437,7 @@ class ReferenceScrubber:
         line = "".join(held.parts)
         held.parts = []
         cut = at_end and self._cut_off
-        return line, len(held.raw), LineIndex(line, cut=cut)
+        return line, len(held.raw), self.quirks.line_index(line, LineIndex(line, cut=cut))
 
     def _resolve(self, line: str, offset: int, index: LineIndex) -> int:
         """Judge the held tag that ends at `offset`; return where to go on scanning."""
@@ -679,7 +702,9 @@ class ReferenceScrubber:
 
     def _real_tag(self, raw: str, tag: Tag) -> None:
         """A tag outside code: removed (R-ORPHAN-1, R-HARMONY-3); an open tag starts a
-        block (R-BLOCK-1) or a harmony header (R-HARMONY-1). Subclasses hook this."""
+        block (R-BLOCK-1) or a harmony header (R-HARMONY-1)."""
+        if not self.quirks.splices_partials:  # Quirks.splices_partials (R-TAG-1 off)
+            self._emit_dead_stack()
         self._cut()
         a = self._answer
         a.drop_run = a.last_backtick and not a.stack  # R-CODE-7
@@ -733,6 +758,7 @@ class ReferenceScrubber:
         """`recover=False`: R-UNCLOSED-2 never recovers from this block (a harmony
         header or hidden message, SPEC R-HARMONY-1/2)."""
         self._mode = BLOCK
+        self._tail = ""  # Quirks.flush_leaks_block_tail: only this block's text
         b = self._block
         b.closes = closes
         b.partial = ""
@@ -756,6 +782,8 @@ class ReferenceScrubber:
 
     def _keep(self, text: str) -> None:
         """Text inside the block: nothing shown; kept only where it may still count."""
+        if self._tail_limit:  # Quirks.flush_leaks_block_tail
+            self._tail = (self._tail + text)[-self._tail_limit:]
         if self._block.line is not None and text:
             self._block.line.append(text)
         if self._header is not None:
