@@ -1,10 +1,22 @@
 """The reference streaming scrubber: SPEC.md made executable.
 
+Why this module is longer than ~500 lines: it is one class, `ReferenceScrubber`,
+whose scanners (one group per mode: answer text, fenced code, block, end of
+stream) read and write the same per-stream state on every character (`_out`,
+`_emitted`, the mode objects), and whose fast paths inline steps of one another
+for speed (R-ROBUST-2, benchmarks/performance.py). Splitting the class into
+mixins per mode would put an attribute contract between files for no reader's
+gain. What does stand alone has its own module: the states and their transition
+table (states.py), backtick spans (spans.py), tag tables (tables.py), harmony
+headers (harmony.py) and the public hook for test scrubbers (hooks.py). Each
+group of methods below is headed by its mode, and each decision names its rule.
+
 Theory of operation
 ===================
 
 The input is scanned once, left to right. At every point the scanner is in
-one of three modes (`Mode`), and each mode keeps its own small state object:
+one of three modes (`Mode`), and each mode keeps its own small state object
+(states.py, with the table of transitions and the rule behind each):
 
 ANSWER (`AnswerState`): visible answer text, outside code and outside a block.
     Holds back: partial tags on `stack` (R-TAG-1: a partial tag that stands
@@ -69,8 +81,6 @@ settings give the same output at every feed and at flush, and the same
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from enum import Enum
 
 from scrubcheck.model import CUT_OFF
 from scrubcheck.vocabulary import (
@@ -85,97 +95,24 @@ from scrubcheck.vocabulary import (
 
 from .harmony import HEADER_KEPT, message_is_visible
 from .hooks import NO_QUIRKS, Quirks
-from .spans import BACKTICK_RUN, LineIndex, RunState, guarded_until
+from .spans import BACKTICK_RUN, LineIndex, guarded_until
+from .states import (
+    ANSWER,
+    BLOCK,
+    FENCE,
+    LEAD,
+    RUN,
+    TEXT,
+    TRAIL,
+    AnswerState,
+    BlockState,
+    FenceState,
+    HeaderState,
+    HeldTag,
+    Mode,
+    fence_char,
+)
 from .tables import MatchTable, tables_for
-
-
-class Mode(Enum):
-    """Where the scanner stands (see the theory of operation above)."""
-
-    ANSWER = "out"
-    FENCE = "fence"
-    BLOCK = "block"
-
-
-class FenceLine(Enum):
-    """How far the current line inside fenced code could be its closing fence (R-CODE-2)."""
-
-    LEAD = "lead"  # at most three leading spaces so far
-    RUN = "run"  # inside a run of the fence character
-    TRAIL = "trail"  # after that run, only spaces, tabs or CRs
-    TEXT = "no"  # anything else: this line cannot close the fence
-
-
-# The scanners compare modes at every step; a module global is several times
-# cheaper to load than an Enum member through its class on CPython 3.11.
-ANSWER, FENCE, BLOCK = Mode.ANSWER, Mode.FENCE, Mode.BLOCK
-OUT = ANSWER  # the former name of ANSWER, kept for callers outside the package
-LEAD, RUN, TRAIL, TEXT = FenceLine.LEAD, FenceLine.RUN, FenceLine.TRAIL, FenceLine.TEXT
-_FENCE_TRAIL = " \t\r"  # what may follow a closing fence run on its line (R-CODE-2)
-
-
-@dataclass(slots=True)
-class AnswerState:
-    """Mode ANSWER: what the visible text so far means for the next character."""
-
-    #: R-TAG-1: held partial tags, a chain in which each touches the next
-    stack: list[str] = field(default_factory=list)
-    last_backtick: bool = False  # R-CODE-7: the visible text ends with a backtick
-    drop_run: bool = False  # R-CODE-7: a run right after a removed piece is dropped
-    #: R-CODE-2: leading spaces on the visible line (0-3), -1 once anything else shows
-    col: int = 0
-    tilde: int = 0  # R-CODE-2: length of a tilde run at the start of the line
-    run: int = 0  # R-CODE-1: length of the backtick run being read (its end unknown)
-    run_at_line_start: bool = False  # that run may open a backtick fence (R-CODE-2)
-    runs: RunState = field(default_factory=RunState)  # R-CODE-1: pairing on this line
-    #: R-CODE-2: the line opened with a run of 3+ backticks (`runs.open_run`) and no
-    #: other backtick followed yet: a line feed makes it a fence opener
-    fence_candidate: bool = False
-
-
-@dataclass(slots=True)
-class FenceState:
-    """Mode FENCE: the fence (R-CODE-2) and how far the current line could close it."""
-
-    char: str
-    length: int
-    line: FenceLine = LEAD
-    lead: int = 0  # leading spaces of the current line
-    run: int = 0  # length of the fence character run on the current line
-
-
-@dataclass(slots=True)
-class BlockState:
-    """Mode BLOCK: the closes that end it and what the current line holds.
-
-    One object for the life of the scrubber (a scanner keeps a reference to it
-    across a harmony header giving way to its hidden message)."""
-
-    closes: MatchTable | None = None  # R-BLOCK-2, R-ORPHAN-2, R-HARMONY-1/2
-    partial: str = ""  # a proper prefix of a close tag, just read
-    run: int = 0  # R-CODE-5: length of the backtick run being read
-    runs: RunState = field(default_factory=RunState)  # R-CODE-5: pairing on this line
-    #: R-UNCLOSED-2: the text after the block's last line feed (None: not recoverable)
-    line: list[str] | None = None
-    has_newline: bool = False  # R-UNCLOSED-2: recovery needs a line feed in the block
-
-
-@dataclass(slots=True)
-class HeaderState:
-    """A harmony header being read (R-HARMONY-1): its text decides what follows."""
-
-    opened_by_start: bool  # `<|start|>` opened it (else `<|channel|>`: role assistant)
-    parts: list[str] = field(default_factory=list)  # at most HEADER_KEPT + 1 characters
-
-
-@dataclass(slots=True)
-class HeldTag:
-    """A tag after an open backtick run, waiting for the rest of its line (R-CODE-6)."""
-
-    raw: str
-    tag: Tag
-    in_block: bool  # a close inside a block (R-CODE-5) rather than a tag in answer text
-    parts: list[str] = field(default_factory=list)  # the line from the tag on
 
 
 class ReferenceScrubber:
@@ -750,7 +687,7 @@ class ReferenceScrubber:
                     return i
                 fence.line, fence.lead, fence.run = LEAD, 0, 0
             else:
-                _fence_char(fence, c)
+                fence_char(fence, c)
         return i
 
     # ---------------------------------------------------------------- block
@@ -935,25 +872,6 @@ class ReferenceScrubber:
             recovered = "".join(b.line)
         self._leave_block()
         return recovered
-
-
-def _fence_char(fence: FenceState, c: str) -> None:
-    """Advance whether the current fenced line could close the fence (R-CODE-2)."""
-    line = fence.line
-    if line is LEAD:
-        if c == " " and fence.lead < 3:
-            fence.lead += 1
-        elif c == fence.char:
-            fence.line, fence.run = RUN, 1
-        else:
-            fence.line = TEXT
-    elif line is RUN:
-        if c == fence.char:
-            fence.run += 1
-        else:
-            fence.line = TRAIL if c in _FENCE_TRAIL else TEXT
-    elif c not in _FENCE_TRAIL:
-        fence.line = TEXT
 
 
 def _last_piece(
