@@ -13,7 +13,7 @@ from __future__ import annotations
 from bisect import bisect_left
 
 from scrubcheck.scrubbers.reference import ReferenceScrubber
-from scrubcheck.scrubbers.reference.spans import BACKTICK_RUN, LineIndex
+from scrubcheck.scrubbers.reference.hooks import BACKTICK_RUN, LineIndex, Quirks
 
 
 class _AnyRunIndex(LineIndex):
@@ -29,7 +29,9 @@ class _AnyRunIndex(LineIndex):
         return self.ends[k]
 
 
+def _any_run_index(line: str, index: LineIndex) -> LineIndex:
+    return _AnyRunIndex(line, cut=index.cut_run is not None)
+
+
 class AnyBacktickGuardScrubber(ReferenceScrubber):
-    def _held_line(self, at_end: bool = False):  # type: ignore[no-untyped-def]
-        line, offset, index = super()._held_line(at_end)
-        return line, offset, _AnyRunIndex(line, cut=index.cut_run is not None)
+    quirks = Quirks(line_index=_any_run_index)

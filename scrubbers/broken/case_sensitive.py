@@ -10,10 +10,9 @@ reference scrubber (the self-test's control scenario checks that).
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from functools import lru_cache
 
 from scrubcheck.scrubbers.reference import ReferenceScrubber
-from scrubcheck.scrubbers.reference.tables import MatchTable, Tables, tables_for
+from scrubcheck.scrubbers.reference.hooks import MatchTable, Quirks, Tables
 from scrubcheck.vocabulary import Tag
 
 
@@ -40,19 +39,25 @@ def _exact(table: MatchTable) -> _ExactTable:
     return _ExactTable(**{**carried, "special_chars": (), "whole": None}, spelled=spelled)
 
 
-@lru_cache(maxsize=16)
-def _case_sensitive(features: frozenset[str]) -> Tables:
-    tables = tables_for(features)
-    return Tables(_exact(tables.outside),
-                  {name: _exact(t) for name, t in tables.closes_by_name.items()},
-                  _exact(tables.any_close), tables.max_tag_len)
+#: the reference's tables (cached by it, so one object per vocabulary) -> exact ones
+_EXACT: dict[int, tuple[Tables, Tables]] = {}
+
+
+def _case_sensitive(tables: Tables) -> Tables:
+    cached = _EXACT.get(id(tables))
+    if cached is None or cached[0] is not tables:
+        cached = (tables, Tables(_exact(tables.outside),
+                                 {name: _exact(t) for name, t in tables.closes_by_name.items()},
+                                 _exact(tables.any_close), tables.max_tag_len))
+        _EXACT[id(tables)] = cached
+    return cached[1]
 
 
 class CaseSensitiveScrubber(ReferenceScrubber):
+    quirks = Quirks(tables=_case_sensitive)
+
     def __init__(self, *, starts_in_reasoning: bool = False, inline_answer: bool = False,
                  finish_reason: str | None = "stop",
                  features: tuple[str, ...] | list[str] | frozenset[str] = ()) -> None:
         super().__init__(starts_in_reasoning=starts_in_reasoning, inline_answer=inline_answer,
                          finish_reason=finish_reason, features=features)
-        self._tables = _case_sensitive(frozenset(features))
-        self._reset()

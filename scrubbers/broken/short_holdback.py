@@ -12,13 +12,10 @@ Everything else is the reference scrubber.
 from __future__ import annotations
 
 from scrubcheck.scrubbers.reference import ReferenceScrubber
+from scrubcheck.scrubbers.reference.hooks import Quirks
 
 HOLD = len("<think>")
 
 
 class ShortHoldbackScrubber(ReferenceScrubber):
-    def feed(self, delta: str) -> str:
-        self._process(delta, eof=False)
-        if sum(len(p) for p in self._stack) > HOLD:  # the bug: a fixed, short hold-back
-            self._emit_dead_stack()
-        return self._take()
+    quirks = Quirks(max_holdback=HOLD)  # the bug: a fixed, short hold-back

@@ -11,10 +11,9 @@ reference scrubber.
 from __future__ import annotations
 
 from scrubcheck.scrubbers.reference import ReferenceScrubber
-from scrubcheck.vocabulary import Tag
+from scrubcheck.scrubbers.reference.hooks import Quirks
 
 
 class SpliceBlindScrubber(ReferenceScrubber):
-    def _real_tag(self, raw: str, tag: Tag) -> None:
-        self._emit_dead_stack()  # the bug: what stood before the removed piece is final
-        super()._real_tag(raw, tag)
+    # the bug: what stood before the removed piece is final
+    quirks = Quirks(splices_partials=False)

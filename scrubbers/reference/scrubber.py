@@ -1,10 +1,22 @@
 """The reference streaming scrubber: SPEC.md made executable.
 
+Why this module is longer than ~500 lines: it is one class, `ReferenceScrubber`,
+whose scanners (one group per mode: answer text, fenced code, block, end of
+stream) read and write the same per-stream state on every character (`_out`,
+`_emitted`, the mode objects), and whose fast paths inline steps of one another
+for speed (R-ROBUST-2, benchmarks/performance.py). Splitting the class into
+mixins per mode would put an attribute contract between files for no reader's
+gain. What does stand alone has its own module: the states and their transition
+table (states.py), backtick spans (spans.py), tag tables (tables.py), harmony
+headers (harmony.py) and the public hook for test scrubbers (hooks.py). Each
+group of methods below is headed by its mode, and each decision names its rule.
+
 Theory of operation
 ===================
 
 The input is scanned once, left to right. At every point the scanner is in
-one of three modes (`Mode`), and each mode keeps its own small state object:
+one of three modes (`Mode`), and each mode keeps its own small state object
+(states.py, with the table of transitions and the rule behind each):
 
 ANSWER (`AnswerState`): visible answer text, outside code and outside a block.
     Holds back: partial tags on `stack` (R-TAG-1: a partial tag that stands
@@ -69,8 +81,6 @@ settings give the same output at every feed and at flush, and the same
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from enum import Enum
 
 from scrubcheck.model import CUT_OFF
 from scrubcheck.vocabulary import (
@@ -84,97 +94,25 @@ from scrubcheck.vocabulary import (
 )
 
 from .harmony import HEADER_KEPT, message_is_visible
-from .spans import BACKTICK_RUN, LineIndex, RunState, guarded_until
+from .hooks import NO_QUIRKS, Quirks
+from .spans import BACKTICK_RUN, LineIndex, guarded_until
+from .states import (
+    ANSWER,
+    BLOCK,
+    FENCE,
+    LEAD,
+    RUN,
+    TEXT,
+    TRAIL,
+    AnswerState,
+    BlockState,
+    FenceState,
+    HeaderState,
+    HeldTag,
+    Mode,
+    fence_char,
+)
 from .tables import MatchTable, tables_for
-
-
-class Mode(Enum):
-    """Where the scanner stands (see the theory of operation above)."""
-
-    ANSWER = "out"
-    FENCE = "fence"
-    BLOCK = "block"
-
-
-class FenceLine(Enum):
-    """How far the current line inside fenced code could be its closing fence (R-CODE-2)."""
-
-    LEAD = "lead"  # at most three leading spaces so far
-    RUN = "run"  # inside a run of the fence character
-    TRAIL = "trail"  # after that run, only spaces, tabs or CRs
-    TEXT = "no"  # anything else: this line cannot close the fence
-
-
-# The scanners compare modes at every step; a module global is several times
-# cheaper to load than an Enum member through its class on CPython 3.11.
-ANSWER, FENCE, BLOCK = Mode.ANSWER, Mode.FENCE, Mode.BLOCK
-OUT = ANSWER  # the former name, read by scrubbers/broken
-LEAD, RUN, TRAIL, TEXT = FenceLine.LEAD, FenceLine.RUN, FenceLine.TRAIL, FenceLine.TEXT
-_FENCE_TRAIL = " \t\r"  # what may follow a closing fence run on its line (R-CODE-2)
-
-
-@dataclass(slots=True)
-class AnswerState:
-    """Mode ANSWER: what the visible text so far means for the next character."""
-
-    #: R-TAG-1: held partial tags, a chain in which each touches the next
-    stack: list[str] = field(default_factory=list)
-    last_backtick: bool = False  # R-CODE-7: the visible text ends with a backtick
-    drop_run: bool = False  # R-CODE-7: a run right after a removed piece is dropped
-    #: R-CODE-2: leading spaces on the visible line (0-3), -1 once anything else shows
-    col: int = 0
-    tilde: int = 0  # R-CODE-2: length of a tilde run at the start of the line
-    run: int = 0  # R-CODE-1: length of the backtick run being read (its end unknown)
-    run_at_line_start: bool = False  # that run may open a backtick fence (R-CODE-2)
-    runs: RunState = field(default_factory=RunState)  # R-CODE-1: pairing on this line
-    #: R-CODE-2: the line opened with a run of 3+ backticks (`runs.open_run`) and no
-    #: other backtick followed yet: a line feed makes it a fence opener
-    fence_candidate: bool = False
-
-
-@dataclass(slots=True)
-class FenceState:
-    """Mode FENCE: the fence (R-CODE-2) and how far the current line could close it."""
-
-    char: str
-    length: int
-    line: FenceLine = LEAD
-    lead: int = 0  # leading spaces of the current line
-    run: int = 0  # length of the fence character run on the current line
-
-
-@dataclass(slots=True)
-class BlockState:
-    """Mode BLOCK: the closes that end it and what the current line holds.
-
-    One object for the life of the scrubber (a scanner keeps a reference to it
-    across a harmony header giving way to its hidden message)."""
-
-    closes: MatchTable | None = None  # R-BLOCK-2, R-ORPHAN-2, R-HARMONY-1/2
-    partial: str = ""  # a proper prefix of a close tag, just read
-    run: int = 0  # R-CODE-5: length of the backtick run being read
-    runs: RunState = field(default_factory=RunState)  # R-CODE-5: pairing on this line
-    #: R-UNCLOSED-2: the text after the block's last line feed (None: not recoverable)
-    line: list[str] | None = None
-    has_newline: bool = False  # R-UNCLOSED-2: recovery needs a line feed in the block
-
-
-@dataclass(slots=True)
-class HeaderState:
-    """A harmony header being read (R-HARMONY-1): its text decides what follows."""
-
-    opened_by_start: bool  # `<|start|>` opened it (else `<|channel|>`: role assistant)
-    parts: list[str] = field(default_factory=list)  # at most HEADER_KEPT + 1 characters
-
-
-@dataclass(slots=True)
-class HeldTag:
-    """A tag after an open backtick run, waiting for the rest of its line (R-CODE-6)."""
-
-    raw: str
-    tag: Tag
-    in_block: bool  # a close inside a block (R-CODE-5) rather than a tag in answer text
-    parts: list[str] = field(default_factory=list)  # the line from the tag on
 
 
 class ReferenceScrubber:
@@ -186,6 +124,8 @@ class ReferenceScrubber:
     #: SPEC section 12: every conformance class, each chosen by `conformance_class`
     #: (a callable, so that a format added with --formats is claimed too)
     claims = staticmethod(conformance_classes)
+    #: the public hook for test scrubbers (hooks.py): none here, SPEC throughout
+    quirks: Quirks = NO_QUIRKS
 
     def __init__(
         self,
@@ -215,13 +155,18 @@ class ReferenceScrubber:
         # SPEC R-SKIP-1: with both signals the inline-answer reading wins (it shows less)
         self._may_skip = bool(may_skip_reasoning) and not self._inline_answer
         self._finish_reason = finish_reason
-        self._tables = tables_for(frozenset(features), custom_delimiters(delimiters),
-                                  conformance_class)
+        self._tables = self.quirks.tables(tables_for(
+            frozenset(features), custom_delimiters(delimiters), conformance_class))
+        self._hold_limit = self.quirks.max_holdback  # read on every feed: kept at hand
+        self._tail_limit = self.quirks.flush_leaks_block_tail
+        self._tail = ""  # with _tail_limit: the last characters kept in the block
         self.last_cuts: list[int] = []
         self._reset()
 
     # ------------------------------------------------------------------ API
     def feed(self, delta: str) -> str:
+        if self._hold_limit is not None:  # Quirks.max_holdback (a broken scrubber)
+            return self._feed_with_short_holdback(delta, self._hold_limit)
         if self._skip_text is not None:  # SPEC R-SKIP-2: undecided until the end or a close
             self._skip_text.append(delta)
         if delta and self._held is None and self._fast:  # fast path 1
@@ -252,13 +197,28 @@ class ReferenceScrubber:
 
     def flush(self, finish_reason: str | None = None) -> str:
         reason = self._finish_reason if finish_reason is None else finish_reason
+        leaked = self._leaked_tail(reason) if self._tail_limit else ""
         self._cut_off = reason in CUT_OFF  # R-CODE-6
         self._process("", eof=True)
         self._end_of_stream(reason, allow_recovery=True)
         out = self._take()
         self.last_cuts = self._cuts
         self._reset()  # R-REUSE-1
-        return out
+        return out + leaked
+
+    # ---------------------------------------------------- quirks (hooks.py)
+    def _feed_with_short_holdback(self, delta: str, limit: int) -> str:
+        """Quirks.max_holdback: release the held partials once they pass `limit`."""
+        self._process(delta, eof=False)
+        if sum(len(p) for p in self._answer.stack) > limit:
+            self._emit_dead_stack()
+        return self._take()
+
+    def _leaked_tail(self, reason: str | None) -> str:
+        """Quirks.flush_leaks_block_tail: the block's last kept characters, unless the
+        block is gone or R-UNCLOSED-2 recovers it."""
+        recovers = self._inline_answer and reason == "stop" and self._block.has_newline
+        return self._tail if self._mode is BLOCK and not recovers else ""
 
     def reset(self) -> None:
         """Drop the current stream without output (for callers that abandon a stream)."""
@@ -306,9 +266,9 @@ class ReferenceScrubber:
             if self._may_skip:
                 self._skip_text = []
 
-    # Read by subclasses and probes outside this module (scrubbers/broken,
-    # benchmarks/perf/memory.py, tests): the held partials and the
-    # other hold-backs under their former names.
+    # Read by probes outside this module (benchmarks/perf/memory.py, tests): the
+    # held partials and the other hold-backs under their former names. The broken
+    # scrubbers use none of them: they state their bug through `quirks` (hooks.py).
     @property
     def _stack(self) -> list[str]:
         return self._answer.stack
@@ -414,7 +374,7 @@ class ReferenceScrubber:
         line = "".join(held.parts)
         held.parts = []
         cut = at_end and self._cut_off
-        return line, len(held.raw), LineIndex(line, cut=cut)
+        return line, len(held.raw), self.quirks.line_index(line, LineIndex(line, cut=cut))
 
     def _resolve(self, line: str, offset: int, index: LineIndex) -> int:
         """Judge the held tag that ends at `offset`; return where to go on scanning."""
@@ -679,7 +639,9 @@ class ReferenceScrubber:
 
     def _real_tag(self, raw: str, tag: Tag) -> None:
         """A tag outside code: removed (R-ORPHAN-1, R-HARMONY-3); an open tag starts a
-        block (R-BLOCK-1) or a harmony header (R-HARMONY-1). Subclasses hook this."""
+        block (R-BLOCK-1) or a harmony header (R-HARMONY-1)."""
+        if not self.quirks.splices_partials:  # Quirks.splices_partials (R-TAG-1 off)
+            self._emit_dead_stack()
         self._cut()
         a = self._answer
         a.drop_run = a.last_backtick and not a.stack  # R-CODE-7
@@ -725,7 +687,7 @@ class ReferenceScrubber:
                     return i
                 fence.line, fence.lead, fence.run = LEAD, 0, 0
             else:
-                _fence_char(fence, c)
+                fence_char(fence, c)
         return i
 
     # ---------------------------------------------------------------- block
@@ -733,6 +695,7 @@ class ReferenceScrubber:
         """`recover=False`: R-UNCLOSED-2 never recovers from this block (a harmony
         header or hidden message, SPEC R-HARMONY-1/2)."""
         self._mode = BLOCK
+        self._tail = ""  # Quirks.flush_leaks_block_tail: only this block's text
         b = self._block
         b.closes = closes
         b.partial = ""
@@ -756,6 +719,8 @@ class ReferenceScrubber:
 
     def _keep(self, text: str) -> None:
         """Text inside the block: nothing shown; kept only where it may still count."""
+        if self._tail_limit:  # Quirks.flush_leaks_block_tail
+            self._tail = (self._tail + text)[-self._tail_limit:]
         if self._block.line is not None and text:
             self._block.line.append(text)
         if self._header is not None:
@@ -907,25 +872,6 @@ class ReferenceScrubber:
             recovered = "".join(b.line)
         self._leave_block()
         return recovered
-
-
-def _fence_char(fence: FenceState, c: str) -> None:
-    """Advance whether the current fenced line could close the fence (R-CODE-2)."""
-    line = fence.line
-    if line is LEAD:
-        if c == " " and fence.lead < 3:
-            fence.lead += 1
-        elif c == fence.char:
-            fence.line, fence.run = RUN, 1
-        else:
-            fence.line = TEXT
-    elif line is RUN:
-        if c == fence.char:
-            fence.run += 1
-        else:
-            fence.line = TRAIL if c in _FENCE_TRAIL else TEXT
-    elif c not in _FENCE_TRAIL:
-        fence.line = TEXT
 
 
 def _last_piece(

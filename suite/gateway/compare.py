@@ -51,7 +51,7 @@ from scrubcheck.gateway.inline import detect_features, reasoning_parts, spec_run
 from scrubcheck.gateway.upstream import Shape, shape_chunks
 from scrubcheck.gateway.verdicts import Action, ClientOutcome, leak_detector
 from scrubcheck.model import Context, Scenario
-from scrubcheck.scrubbers.reference import ReferenceScrubber, scrub_with_cuts
+from scrubcheck.scrubbers.reference import make_scrubber
 
 A, C = Action, ClientOutcome
 
@@ -61,7 +61,7 @@ class Expectation:
     """What a client of a scenario should see, computed once for all its passes."""
 
     scenario: Scenario
-    cuts: list[int] | None  # R-WS-1 removal points in `visible`, when the reference gives it
+    cuts: list[int] | None  # R-WS-1 removal points in `visible`, when the SPEC model gives it
     detector: LeakDetector  # the scenario's reasoning and what the SPEC model removes from
     # its stream, minus windows of any expected output
     reasoning: str  # what the native shape sends on the structured channel
@@ -79,17 +79,19 @@ class Sent:
 
 
 def expectation(scenario: Scenario) -> Expectation:
-    """What clients of `scenario` should see. What must stay hidden is what the corpus
-    lists as reasoning and what the SPEC model (`inline.spec_run`, the batch model of
-    scrubcheck.specmodel that `gateway check` also reads) removes from the stream: a
-    client showing text from inside a block leaks it, listed or not."""
-    output, cuts = scrub_with_cuts(scenario.text, scenario.context)
-    answers = [*(scenario.expected_outputs or ()), output]
-    removed = reasoning_parts(spec_run(list(scenario.deltas), scenario.context).pieces,
-                              scenario.context.features)
+    """What clients of `scenario` should see, judged by the SPEC model alone
+    (`inline.spec_run`, the batch model of scrubcheck.specmodel that `gateway check` also
+    reads), never by the reference scrubber: the reference is one of the clients judged.
+    What must stay hidden is what the corpus lists as reasoning and what the SPEC model
+    removes from the stream (a client showing text from inside a block leaks it, listed or
+    not); the R-WS-1 removal points are the SPEC model's."""
+    model = spec_run(list(scenario.deltas), scenario.context)
+    answers = [*(scenario.expected_outputs or ()), model.output]
+    removed = reasoning_parts(model.pieces, scenario.context.features)
     detector = leak_detector([*scenario.reasoning, *removed], "\n".join(answers))
-    return Expectation(scenario, cuts if output == scenario.visible else None, detector,
-                       sent(scenario, Shape.NATIVE).reasoning)
+    # the removal points are trusted only where the SPEC model gives `visible` itself
+    cuts = list(model.cuts) if model.output == scenario.visible else None
+    return Expectation(scenario, cuts, detector, sent(scenario, Shape.NATIVE).reasoning)
 
 
 def sent(scenario: Scenario, shape: Shape) -> Sent:
@@ -189,7 +191,7 @@ def client_view(expect: Expectation, capture: Capture, parsed: bool) -> ClientVi
     """The reference scrubber on the received content with the context a client can
     know: `parsed` when its content comes without inline reasoning (see the module text)."""
     context = client_context(expect, capture.finish_reason, parsed)
-    scrubber = ReferenceScrubber(**context.as_kwargs())
+    scrubber = make_scrubber(context)  # the client's scrubber: an implementation, not a judge
     output = "".join(scrubber.feed(d) for d in capture.content_deltas) + scrubber.flush()
     return ClientView(context, output, *outcome(expect, output))
 

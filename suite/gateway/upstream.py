@@ -9,10 +9,13 @@ reasoning in one of two ways; a gateway must be judged on both:
 - **native**: reasoning on `reasoning_content` and the answer in `content`, as a
   server whose reasoning parser split the stream. It is derived from the
   scenario: what the reference scrubber emits after each delta is that delta's
-  `content`, so the answer is the scenario's expected output (the reference is
-  SPEC made executable) in a chunking that follows the recorded one; each of the
+  `content` (the reference plays the server's reasoning parser here, an
+  implementation, and a streaming one, which the batch SPEC model is not: its
+  hold-back gives a chunking that follows the recorded one); each of the
   scenario's reasoning strings is sent as `reasoning_content` after the delta in
-  which it ends.
+  which it ends. The audit does not trust this stream: what a client must see is
+  judged by the SPEC model (`compare.expectation`), so a reference bug here shows
+  as a wrong answer upstream, not as a moved yardstick.
 
 A request names the shape with a suffix on the scenario name, `ID` (inline) or
 `ID:native`, because a gateway forwards the model name to its upstream where it
@@ -30,7 +33,7 @@ from functools import lru_cache
 from scrubcheck.gateway.capture import Chunk
 from scrubcheck.gateway.replay import Catalog, Replay, scenario_chunks
 from scrubcheck.model import Context, Scenario
-from scrubcheck.scrubbers.reference import ReferenceScrubber
+from scrubcheck.scrubbers.reference import make_scrubber
 
 
 class Shape(StrEnum):
@@ -120,7 +123,7 @@ def native_chunks(scenario: Scenario) -> tuple[Chunk, ...]:
     Cached: an audit asks for each stream twice (streaming and not), and the longest
     scenarios cost the reference tens of milliseconds."""
     context = scenario.context
-    scrubber = ReferenceScrubber(**context.as_kwargs())
+    scrubber = make_scrubber(context)
     outputs = [scrubber.feed(delta) for delta in scenario.deltas]
     outputs[-1:] = [outputs[-1] + scrubber.flush()] if outputs else [scrubber.flush()]
     pending = _reasoning_ends(scenario)

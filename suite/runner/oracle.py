@@ -56,9 +56,9 @@ def oracle_view(scenario: Scenario, *, char_run: bool) -> OracleView:
 def reference_char_ends(context: Context, text: str) -> list[int]:
     """Cumulative output length of the streaming reference after each one-character feed
     (the lag yardstick of `run` and of the hunt's holdback property, kept in one place)."""
-    from scrubcheck.scrubbers.reference import ReferenceScrubber
+    from scrubcheck.scrubbers.reference import make_scrubber
 
-    scrubber = ReferenceScrubber(**context.as_kwargs())
+    scrubber = make_scrubber(context)
     ends, total = [], 0
     for char in text:
         total += len(scrubber.feed(char))

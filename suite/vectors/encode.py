@@ -4,9 +4,11 @@ The chunkings are written the way the harness names them (`recorded`, `whole`,
 `char`, `fixed-N`, the two-way splits) where a consumer rebuilds them from the
 name alone, and as delta lengths where the harness computes them (`tags`, the
 seeded `random-I`: a consumer in another language has neither the tag scanner
-nor Python's random generator). Where a check needs what only the SPEC model or
-the reference can say (the removal points of R-WS-1, which truncation cuts must
-show nothing under R-SKIP-2), the answer is computed here once and written down.
+nor Python's random generator). Where a check needs what only the SPEC model
+can say (the removal points of R-WS-1, which truncation cuts must show nothing
+under R-SKIP-2), the answer is computed here once and written down; the
+reference scrubber is never the yardstick, since it is one of the implementations
+the vectors judge.
 
 Positions and lengths count Unicode code points, as Python's `str` does.
 """
@@ -20,7 +22,6 @@ from typing import Any
 from scrubcheck.checks.expected import behaviour_rules
 from scrubcheck.chunking import Caps, chunking_by_name, chunking_names, cut_points, seeded_rng
 from scrubcheck.model import Context, Scenario
-from scrubcheck.scrubbers.reference import strip_reasoning
 from scrubcheck.spec import RULES
 from scrubcheck.specmodel import read_stream, tags_outside_code
 from scrubcheck.vocabulary import GENERIC, Vocabulary
@@ -161,8 +162,7 @@ def _truncation(scenario: Scenario, cuts: list[int]) -> dict[str, Any]:
     }
     context = scenario.context
     if context.may_skip_reasoning and context.starts_in_reasoning:
-        kwargs = truncated.as_kwargs()
-        quiet = [cut for cut in cuts if strip_reasoning(text[:cut], **kwargs) == ""]
+        quiet = [cut for cut in cuts if read_stream(text[:cut], truncated).visible == ""]
         data["undecided"] = _ranges(quiet)
     return data
 
