@@ -170,12 +170,13 @@ class RunResult:
     def from_dict(cls, data: dict) -> RunResult:
         known = {f.name for f in fields(cls)}
         data = {k: v for k, v in data.items() if k in known}
-        results = [_result_from_dict(raw) for raw in data.pop("results", [])]
-        checks = [_result_from_dict(raw) for raw in data.pop("scrubber_checks", [])]
+        results = [result_from_dict(raw) for raw in data.pop("results", [])]
+        checks = [result_from_dict(raw) for raw in data.pop("scrubber_checks", [])]
         return cls(results=results, scrubber_checks=checks, **data)
 
 
-def _result_from_dict(raw: dict) -> ScenarioResult:
+def result_from_dict(raw: dict) -> ScenarioResult:
+    """One result from its report.json form (what `RunResult.to_dict` writes)."""
     raw = dict(raw)
     raw["outcome"] = Outcome(raw["outcome"])
     raw["failures"] = [Evidence(**f) for f in raw.get("failures", [])]

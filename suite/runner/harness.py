@@ -1,0 +1,145 @@
+"""Digests of the code that decides a result: the harness's and an implementation's.
+
+A cached result (scrubcheck.runner.cache) may stand in for a fresh run only while
+nothing that decided it has changed. Three things decide a scenario's result: the
+scenario (its own digest), the implementation (`implementation_digest`) and the
+harness that fed and judged it (`harness_digest`). The harness digest covers every
+module and data file on the path from corpus to result: corpus loading and
+generation, the format registry, chunking, adapters and the peer protocol, the
+checks, the SPEC model and the runner, plus the vocabulary they all speak. It
+leaves out what only presents results (reports, the matrix pages, the site), the
+tools built on top (hunt, fuzz, mutation, the commands), since a change there does
+not change what any scenario run finds. The gateway audit adds its own package
+(`GATEWAY_PARTS`): its results are decided by it too.
+
+The digest is of file contents, so a checkout, an installed wheel and an editable
+install of the same code agree, and any edit (a comment included) invalidates: a
+cache that is never trusted across a harness change cannot be wrong about one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import inspect
+from collections.abc import Iterable
+from functools import cache
+from pathlib import Path
+
+from scrubcheck import __version__
+from scrubcheck.adapters.resolve import AdapterError, resolve_target, split_kind
+from scrubcheck.formats.registry import shipped_format_dir
+from scrubcheck.peers import ManifestError, find_manifest, read_marker
+from scrubcheck.spec import SPEC_VERSION
+
+#: The parts of the package (modules and subpackages of `scrubcheck`) on the path from
+#: corpus to a scenario's result. tests/test_result_cache.py checks that every module of
+#: the package is either here or in OUTSIDE, so a new module must be placed.
+JUDGING_PARTS = (
+    "adapters", "checks", "chunking", "claims", "corpus", "formats", "generate", "peers",
+    "runner", "specmodel", "check_names", "childprocess", "deadline", "evidence", "model",
+    "option_names", "results", "schema_words", "spec", "vocabulary", "yamlsource",
+)
+#: What the gateway audit's results also depend on.
+GATEWAY_PARTS = ("gateway",)
+#: Parts outside the harness digest: what only presents or drives results (a change to
+#: them leaves every result valid), and the implementations, digested each on its own
+#: (`source_digest`, a peer's manifest folder) so that editing one scrubber keeps the
+#: cached results of every other.
+OUTSIDE = (
+    "cli", "commands", "distributed", "hunt", "matrix", "mutation", "plugin_runs",
+    "pytest_plugin", "regenerate", "reports", "site", "vectors", "cachedir", "__init__",
+    "scrubbers", "corpora", "formatfiles",
+)
+
+
+def files_digest(paths: Iterable[Path], root: Path) -> str:
+    """16 hex digits of SHA-256 over each file's path (relative to `root`) and bytes,
+    in path order; caches and byte-code are not content."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in paths if p.is_file() and "__pycache__" not in p.parts
+                       and p.suffix not in (".pyc", ".pyo")):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def _package_root(name: str) -> Path:
+    found = importlib.util.find_spec(name)
+    if found is None or not found.submodule_search_locations:
+        raise LookupError(f"package {name} not found")
+    return Path(next(iter(found.submodule_search_locations)))
+
+
+def _part_files(root: Path, part: str) -> list[Path]:
+    folder = root / part
+    if folder.is_dir():
+        return [p for p in folder.rglob("*") if p.is_file()]
+    module = root / f"{part}.py"
+    return [module] if module.is_file() else []
+
+
+@cache
+def harness_digest(extra: tuple[str, ...] = ()) -> str:
+    """The digest of the judging code (and `extra` parts, e.g. GATEWAY_PARTS), with
+    scrubcheck's and SPEC's versions."""
+    root = _package_root("scrubcheck")
+    code = files_digest([f for part in (*JUDGING_PARTS, *extra)
+                         for f in _part_files(root, part)], root)
+    registry = shipped_format_dir()  # the shipped format files decide vocabularies
+    formats = files_digest([p for p in registry.rglob("*") if p.is_file()], registry)
+    return hashlib.sha256(f"{__version__}|{SPEC_VERSION}|{code}|{formats}".encode()
+                          ).hexdigest()[:16]
+
+
+def source_digest(obj: object) -> str | None:
+    """The digest of the folder of Python source an in-process scrubber comes from (its
+    module's folder, all of it: a scrubber's helpers sit beside it); for a scrubber of
+    scrubcheck's own `scrubbers/`, all of them (the broken ones build on the reference).
+    None when the source cannot be placed (a builtin, a REPL object)."""
+    try:
+        source = inspect.getsourcefile(obj)  # type: ignore[arg-type]
+    except TypeError:
+        return None
+    if not source or not Path(source).is_file():
+        return None
+    folder = Path(source).resolve().parent
+    scrubbers = _package_root("scrubcheck.scrubbers").resolve()
+    if folder.is_relative_to(scrubbers):
+        folder = scrubbers
+    return files_digest([p for p in folder.rglob("*.py")], folder)
+
+
+def implementation_digest(spec: str) -> str | None:
+    """What a row's implementation is, as precisely as a cache needs: for a peer, its
+    installed package version and the files of its manifest folder and the peers' shared
+    helpers (the adapter program is part of what is judged); for an in-process scrubber
+    (with its kind prefix), `source_digest` of its code. None when it cannot be told (an
+    unloadable spec, a peer not installed, a source that cannot be placed): such a row is
+    run, never cached."""
+    kind, target = split_kind(spec)
+    if target.startswith("peer:"):
+        return _peer_digest(target.removeprefix("peer:"))
+    try:
+        obj = resolve_target(target)
+    except AdapterError:
+        return None
+    source = source_digest(obj)
+    return None if source is None else f"{kind or 'auto'}:{source}"
+
+
+def _peer_digest(name: str) -> str | None:
+    try:
+        manifest = find_manifest(name)
+    except ManifestError:
+        return None
+    installed = read_marker(manifest.package)
+    if installed is None:
+        return None
+    folder = manifest.program.parent
+    shared = folder.parent
+    files = [p for p in folder.rglob("*") if p.is_file()]
+    if shared != folder:  # the helpers the peers' programs share (scrubbers/peers/*.py, *.mjs)
+        files += [p for p in shared.iterdir() if p.is_file()]
+    return (f"{manifest.package.label} {installed.version}; "
+            f"files {files_digest(files, shared)}")

@@ -1,0 +1,140 @@
+"""The result cache gives what a run gives, reruns only what changed, and keeps nothing
+that was the machine's answer rather than the code's."""
+
+from __future__ import annotations
+
+import json
+import pkgutil
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+import scrubcheck
+from scrubcheck.corpus import Corpus, select
+from scrubcheck.model import Scenario
+from scrubcheck.results import Outcome, RunResult
+from scrubcheck.runner import RunSettings
+from scrubcheck.runner import cache as cache_module
+from scrubcheck.runner.cache import ResultCache, cached_run, scenario_digest
+from scrubcheck.runner.harness import (
+    GATEWAY_PARTS,
+    JUDGING_PARTS,
+    OUTSIDE,
+    files_digest,
+    implementation_digest,
+)
+from scrubcheck.runner.shard import run_selection
+
+SETTINGS = RunSettings(jobs=2, random_count=1, linear_check=False)
+
+
+def _comparable(run: RunResult) -> dict:
+    """A run as report.json has it, without what a timing or the cache decides."""
+    data = json.loads(json.dumps(run.to_dict()))
+    for key in ("started_at", "duration_s"):
+        data.pop(key)
+    data["settings"].pop("cache", None)
+    for result in data["results"] + data["scrubber_checks"]:
+        result.pop("duration_s")
+        result["metrics"] = {}
+    return data
+
+
+@pytest.fixture
+def few(corpus: Corpus) -> list[Scenario]:
+    return select(corpus.scenarios, areas=["split-tags"])[:12]
+
+
+def test_every_module_is_inside_or_outside_the_harness_digest() -> None:
+    """A new module must be placed: inside, its edits invalidate every cached result."""
+    placed = {*JUDGING_PARTS, *GATEWAY_PARTS, *OUTSIDE}
+    found = {m.name for m in pkgutil.iter_modules(scrubcheck.__path__)}
+    assert found - placed == set(), "place these in scrubcheck.runner.harness"
+    assert not set(JUDGING_PARTS) & set(OUTSIDE)
+
+
+def test_a_cached_run_is_the_plain_run_and_a_second_run_runs_nothing(
+        few: list[Scenario], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cache = ResultCache(tmp_path)
+    implementation = implementation_digest("reference")
+    first = cached_run("reference", few, SETTINGS, cache, implementation)
+    plain = run_selection("reference", few, SETTINGS)
+    assert _comparable(first) == _comparable(plain)
+    assert first.settings["cache"]["ran"] == len(few)
+
+    def no_run(*args: object, **kwargs: object) -> RunResult:
+        raise AssertionError("everything was cached: nothing may run")
+
+    monkeypatch.setattr(cache_module, "run_selection", no_run)
+    second = cached_run("reference", few, SETTINGS, cache, implementation)
+    assert _comparable(second) == _comparable(plain)
+    assert second.settings["cache"] == {**first.settings["cache"], "reused": len(few), "ran": 0}
+
+
+def test_a_changed_scenario_is_rerun_and_a_moved_one_points_where_it_is_now(
+        few: list[Scenario], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cache = ResultCache(tmp_path)
+    implementation = implementation_digest("reference")
+    cached_run("reference", few, SETTINGS, cache, implementation)
+    changed = replace(few[0], deltas=[*few[0].deltas, " and more"],
+                      visible=(few[0].visible or "") + " and more")
+    moved = replace(few[1], line=few[1].line + 40, description="moved down")
+    asked: list[list[str]] = []
+    real = cache_module.run_selection
+
+    def counting(spec: str, scenarios: list[Scenario], *args: object, **kw: object) -> RunResult:
+        asked.append([s.id for s in scenarios])
+        return real(spec, scenarios, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(cache_module, "run_selection", counting)
+    run = cached_run("reference", [changed, moved, *few[2:]], SETTINGS, cache, implementation)
+    assert asked == [[changed.id]]
+    assert scenario_digest(changed) != scenario_digest(few[0])
+    assert (run.results[1].line, run.results[1].description) == (moved.line, "moved down")
+    assert run.settings["cache"]["reused"] == len(few) - 1
+
+
+def test_other_settings_or_another_implementation_share_nothing(
+        few: list[Scenario], tmp_path: Path) -> None:
+    cache = ResultCache(tmp_path)
+    cached_run("reference", few[:3], SETTINGS, cache, implementation_digest("reference"))
+    other_seed = cached_run("reference", few[:3], replace(SETTINGS, seed=7), cache,
+                            implementation_digest("reference"))
+    assert other_seed.settings["cache"]["reused"] == 0
+    broken = "scrubcheck.scrubbers.broken.stateless:StatelessScrubber"
+    other = cached_run(broken, few[:3], SETTINGS, cache, implementation_digest(broken))
+    assert other.settings["cache"]["reused"] == 0
+
+
+def test_timeouts_are_not_kept(corpus: Corpus, tmp_path: Path) -> None:
+    """A TIMEOUT says how busy the machine was: the next run measures it again."""
+    hangs = "scrubcheck.scrubbers.broken.hangs:HangsScrubber"
+    (scenario,) = select(corpus.scenarios, ids=["split-less-than-at-delta-ends"])
+    settings = replace(SETTINGS, timeout_s=2.0)
+    cache = ResultCache(tmp_path)
+    first = cached_run(hangs, [scenario], settings, cache, implementation_digest(hangs))
+    assert first.results[0].outcome is Outcome.TIMEOUT
+    second = cached_run(hangs, [scenario], settings, cache, implementation_digest(hangs))
+    assert second.settings["cache"]["ran"] == 1
+
+
+def test_the_file_digest_sees_every_byte_and_every_name(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("x = 1\n")
+    before = files_digest(tmp_path.rglob("*"), tmp_path)
+    (tmp_path / "a.py").write_text("x = 1  # a comment\n")
+    edited = files_digest(tmp_path.rglob("*"), tmp_path)
+    (tmp_path / "a.py").rename(tmp_path / "b.py")
+    renamed = files_digest(tmp_path.rglob("*"), tmp_path)
+    assert len({before, edited, renamed}) == 3
+
+
+def test_a_corrupt_cache_file_costs_a_rerun_not_an_error(few: list[Scenario],
+                                                         tmp_path: Path) -> None:
+    cache = ResultCache(tmp_path)
+    implementation = implementation_digest("reference")
+    cached_run("reference", few[:2], SETTINGS, cache, implementation)
+    for path in cache.folder.glob("*.json"):
+        path.write_text("{not json")
+    again = cached_run("reference", few[:2], SETTINGS, cache, implementation)
+    assert again.settings["cache"]["ran"] == 2
