@@ -27,7 +27,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 COMMAND_MODULES = (
     "run", "show", "lint", "coverage", "peers", "matrix", "diff", "hunt", "fuzz", "gateway",
-    "gateways", "merge", "mutate", "formats", "site", "export",
+    "gateways", "merge", "mutate", "formats", "site", "export", "regenerate",
 )
 
 

@@ -18,22 +18,23 @@ from scrubcheck.corpus import Corpus
 from scrubcheck.corpus.fingerprint import corpus_digest
 from scrubcheck.matrix.markdown import render_markdown as render_matrix
 from scrubcheck.matrix.stored import load_stored_matrix
+from scrubcheck.regenerate.readme import gateway_numbers, table
 from scrubcheck.reports import read_report, write_reports
 from scrubcheck.spec import SPEC_VERSION
 
 ROOT = Path(__file__).resolve().parent.parent
 REPORTS = ROOT / "reports"
 REFERENCE = REPORTS / "reference"
-#: how to make it current again: the README's first command
-REGENERATE_REFERENCE = "rerun the reference into reports/reference (README, Two commands)"
+#: how to make each current again
+REGENERATE_REFERENCE = "scrubcheck regenerate --only reference"
+REGENERATE = "scrubcheck regenerate --only {}"
 
 
 def test_coverage_is_what_the_current_corpus_gives(tmp_path: Path) -> None:
     fresh = tmp_path / "coverage.md"
     main(["coverage", "--out", str(fresh)])  # exit 1 would only mean a thin rule
     assert fresh.read_text(encoding="utf-8") == (REPORTS / "coverage.md").read_text(
-        encoding="utf-8"), "reports/coverage.md is stale: scrubcheck coverage --out " \
-                           "reports/coverage.md"
+        encoding="utf-8"), "reports/coverage.md is stale: " + REGENERATE.format("coverage")
 
 
 def test_the_reference_report_ran_on_the_current_corpus_and_spec(corpus: Corpus) -> None:
@@ -73,29 +74,8 @@ def test_a_gateway_audit_ran_on_the_current_corpus_and_spec(path: Path, corpus: 
     assert not data["interrupted"] and not data["not_run"], f"{path.name}: an interrupted audit"
     assert audited == now, (f"{path.name} audited {len(audited)} scenarios, the corpus has "
                             f"{len(now)} ({len(now - audited)} not audited, "
-                            f"{len(audited - now)} no longer in the corpus)")
-
-
-def _gateway_row_numbers(data: dict) -> list[str]:
-    """The cells README's gateway table gives for one audit, from its JSON: per client
-    the scenario streams it shows right (inline / native), the scrubbing client's LEAK and
-    LOSS, the raw client's LEAK, ERROR, what the gateway did (non-zero actions), and the
-    per-request p50 / p99 seconds with the slow count."""
-    headline, counts, timing = data["headline"], data["counts"], data["timing"]
-
-    def right(client: str) -> str:
-        by_shape = headline[client]["by_shape"]
-        text = str(headline[client]["right"])
-        if len(by_shape) > 1:
-            text += " (" + " / ".join(str(by_shape[s]["right"])
-                                      for s in ("inline", "native")) + ")"
-        return text
-
-    actions = ", ".join(f"{name} {n}" for name, n in data["actions"].items() if n)
-    return [right("scrubbed"), right("raw"), str(counts["scrubbed"]["LEAK"]),
-            str(counts["scrubbed"]["LOSS"]), str(counts["raw"]["LEAK"]),
-            str(counts["scrubbed"]["ERROR"]), actions,
-            f"{timing['p50_s']:.3f} / {timing['p99_s']:.3f} ({timing['slow']} slow)"]
+                            f"{len(audited - now)} no longer in the corpus): "
+                            + REGENERATE.format("gateways"))
 
 
 def test_the_readme_gateway_table_is_the_committed_audits() -> None:
@@ -113,19 +93,16 @@ def test_the_readme_gateway_table_is_the_committed_audits() -> None:
     totals = set()
     for path, data in audits.items():
         name = names[path]
-        assert quoted[name] == _gateway_row_numbers(data), f"README row of {name} vs {path.name}"
+        assert quoted[name] == gateway_numbers(data), (
+            f"README row of {name} vs {path.name}: " + REGENERATE.format("readme"))
         totals.add((len({r["id"] for r in data["results"]}), len(data["results"])))
     (scenarios, streams), = totals
-    assert f"{scenarios:,} scenarios × 2 shapes = {streams:,}" in readme
+    assert f"{scenarios:,} scenarios × 2 shapes = {streams:,}" in readme, REGENERATE.format(
+        "readme")
 
 
-def _table(text: str, header_start: str) -> list[str]:
-    """The lines of the first Markdown table after `header_start`, from its header on."""
-    lines = text[text.index(header_start):].splitlines()
-    first = next(i for i, line in enumerate(lines) if line.startswith("| "))
-    end = next((i for i, line in enumerate(lines[first:], first) if not line.startswith("|")),
-               len(lines))
-    return lines[first:end]
+def _table(text: str, heading: str) -> list[str]:
+    return table(text, heading)
 
 
 def test_the_matrix_ran_on_the_current_corpus(corpus: Corpus) -> None:
@@ -136,7 +113,8 @@ def test_the_matrix_ran_on_the_current_corpus(corpus: Corpus) -> None:
     ran, now = set(reference["verdicts"]), {s.id for s in corpus.scenarios}
     assert ran == now, (f"reports/matrix.json is stale: its reference row judged {len(ran)} "
                         f"scenarios, the corpus has {len(now)} ({len(now - ran)} not in the "
-                        f"matrix, {len(ran - now)} no longer in the corpus)")
+                        f"matrix, {len(ran - now)} no longer in the corpus): "
+                        + REGENERATE.format("matrix"))
 
 
 def test_the_readme_headline_table_is_the_matrix_headline() -> None:

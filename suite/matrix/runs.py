@@ -33,6 +33,7 @@ from scrubcheck.peers import Manifest, read_marker
 from scrubcheck.reports import write_reports
 from scrubcheck.results import RunResult
 from scrubcheck.runner import RunSettings
+from scrubcheck.runner.harness import harness_digest, writers_digest
 from scrubcheck.runner.shard import run_selection
 from scrubcheck.spec import SPEC_VERSION
 
@@ -188,6 +189,9 @@ def run_matrix(
     matrix = Matrix(rows, "quick" if quick else "full", note,
                     started_at, round(time.monotonic() - clock, 1),
                     {**settings.to_dict(), "corpus_digest": digest, "spec_version": SPEC_VERSION,
+                     # what `scrubcheck regenerate --check` compares: the code that decided
+                     # the results, and the code that wrote the pages
+                     "harness_digest": harness_digest(), "writers_digest": writers_digest(),
                      "host": {**host, "load_at_end": _load()}})
     matrix.index_scenarios()
     return matrix

@@ -92,6 +92,18 @@ def harness_digest(extra: tuple[str, ...] = ()) -> str:
                           ).hexdigest()[:16]
 
 
+#: The parts that write the matrix's and audits' pages from their results: a change to
+#: them leaves every result valid but the committed pages stale.
+WRITER_PARTS = ("reports", "matrix", "gateway")
+
+
+@cache
+def writers_digest() -> str:
+    """The digest of the code that turns results into the committed pages."""
+    root = _package_root("scrubcheck")
+    return files_digest([f for part in WRITER_PARTS for f in _part_files(root, part)], root)
+
+
 def source_digest(obj: object) -> str | None:
     """The digest of the folder of Python source an in-process scrubber comes from (its
     module's folder, all of it: a scrubber's helpers sit beside it); for a scrubber of

@@ -1,0 +1,373 @@
+"""What `scrubcheck regenerate` rebuilds: each committed report, how to tell it is stale,
+and how to make it current.
+
+A target knows two things. `stale` answers cheaply, without running any
+implementation, whether the committed files still describe the checkout: the SPEC
+version, the corpus digest, the harness digest and the implementations' versions
+they record, against today's. `build` makes them current, running implementations
+through the result cache (scrubcheck.runner.cache), so only the rows × scenarios
+whose digests changed are run. Targets run in dependency order: the README quotes
+the matrix and the audits, so it comes last.
+
+Each target reproduces what its committed files already are: the matrix reruns the
+rows the committed matrix.json has (and refuses, naming the install command, when
+one of their peers is not installed here, rather than write a matrix with a row
+missing); the gateway audits rerun each committed audit's gateway and configuration.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from scrubcheck.adapters import AdapterError
+from scrubcheck.corpus import Corpus
+from scrubcheck.corpus.fingerprint import corpus_digest
+from scrubcheck.matrix import run_matrix, write_matrix
+from scrubcheck.matrix.rows import Row
+from scrubcheck.peers import Manifest, read_marker, shipped_manifests
+from scrubcheck.regenerate import readme
+from scrubcheck.reports import read_report, write_reports
+from scrubcheck.reports.coverage import render as render_coverage
+from scrubcheck.results import RunResult
+from scrubcheck.runner import RunSettings
+from scrubcheck.runner.cache import ResultCache, cached_run
+from scrubcheck.runner.harness import (
+    GATEWAY_PARTS,
+    harness_digest,
+    implementation_digest,
+    writers_digest,
+)
+from scrubcheck.spec import SPEC_VERSION
+
+Say = Callable[[str], None]
+#: what the committed matrix is run with (README: a full-mode `scrubcheck matrix`)
+MATRIX_TIMEOUT_S = 120.0
+
+
+class CannotRegenerate(RuntimeError):
+    """A target cannot be made current here (a peer or gateway not installed); the message
+    names what to install. Nothing of that target is written."""
+
+
+@dataclass
+class Context:
+    """What every target works with: the checkout, its corpus, the cache, the machine."""
+
+    root: Path  # the checkout: reports/ and README.md
+    corpus: Corpus
+    cache: ResultCache | None  # None: --no-cache, every row runs in full
+    gateway_cache: ResultCache | None
+    jobs: int | None
+    say: Say = print
+    progress: bool = False
+    written: list[Path] = field(default_factory=list)
+
+    @property
+    def reports(self) -> Path:
+        return self.root / "reports"
+
+    @property
+    def digest(self) -> str:
+        return corpus_digest(self.corpus.scenarios)
+
+
+class Target:
+    """One committed report (or set of files) that regenerate keeps current."""
+
+    name = ""
+    #: what it is, in the words `--list` prints
+    about = ""
+
+    def stale(self, ctx: Context) -> str | None:
+        """Why the committed files no longer describe the checkout; None when current."""
+        raise NotImplementedError
+
+    def build(self, ctx: Context) -> list[Path]:
+        """Make the files current; the paths written."""
+        raise NotImplementedError
+
+
+def _json(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _first_difference(pairs: Iterable[tuple[str, object, object]]) -> str | None:
+    for what, was, now in pairs:
+        if was != now:
+            return f"{what} {was!r}, the checkout's is {now!r}"
+    return None
+
+
+class Coverage(Target):
+    name = "coverage"
+    about = "reports/coverage.md: scenarios per SPEC rule, area, feature (scrubcheck coverage)"
+
+    def path(self, ctx: Context) -> Path:
+        return ctx.reports / "coverage.md"
+
+    def stale(self, ctx: Context) -> str | None:
+        try:
+            committed = self.path(ctx).read_text(encoding="utf-8")
+        except OSError:
+            return "missing"
+        return None if committed == render_coverage(ctx.corpus) else "differs from the corpus"
+
+    def build(self, ctx: Context) -> list[Path]:
+        path = self.path(ctx)
+        path.write_text(render_coverage(ctx.corpus), encoding="utf-8")
+        return [path]
+
+
+class Reference(Target):
+    name = "reference"
+    about = ("reports/reference/: the reference scrubber over the whole corpus "
+             "(scrubcheck run --scrubber reference --jobs 2)")
+    spec = "reference"
+
+    def folder(self, ctx: Context) -> Path:
+        return ctx.reports / "reference"
+
+    def settings(self, ctx: Context) -> RunSettings:
+        return RunSettings(jobs=ctx.jobs)
+
+    def stale(self, ctx: Context) -> str | None:
+        path = self.folder(ctx) / "report.json"
+        data = _json(path)
+        if data is None:
+            return "missing"
+        settings = data.get("settings", {})
+        made = _first_difference([
+            ("it was judged by SPEC", data.get("spec_version"), SPEC_VERSION),
+            ("its corpus digest is", settings.get("corpus_digest"), ctx.digest),
+            ("its harness digest is", settings.get("cache", {}).get("harness"),
+             harness_digest()),
+        ])
+        if made:
+            return made
+        with tempfile.TemporaryDirectory(prefix="scrubcheck-regenerate-") as tmp:
+            for fresh in write_reports(read_report(path), Path(tmp)):
+                committed = self.folder(ctx) / fresh.name
+                if not committed.is_file() or fresh.read_bytes() != committed.read_bytes():
+                    return f"{fresh.name} is not what the writers make of report.json"
+        return None
+
+    def build(self, ctx: Context) -> list[Path]:
+        run = cached_run(self.spec, ctx.corpus.scenarios, self.settings(ctx), ctx.cache,
+                         implementation_digest(self.spec), progress=ctx.progress,
+                         corpus_errors=[str(e) for e in ctx.corpus.errors])
+        _say_run(ctx, self.spec, run)
+        return write_reports(run, self.folder(ctx))
+
+
+def _say_run(ctx: Context, name: str, run: RunResult) -> None:
+    cache = run.settings.get("cache")
+    how = (f"{cache['ran']} ran, {cache['reused']} from the cache" if cache
+           else f"{len(run.results)} ran (no cache)")
+    counts = ", ".join(f"{k} {v}" for k, v in sorted(run.counts().items()))
+    ctx.say(f"    {name}: {how}; {counts}; {run.duration_s:.0f} s")
+
+
+class Matrix(Target):
+    name = "matrix"
+    about = ("reports/matrix.{json,md,html}: every committed row over the whole corpus, "
+             "full mode (scrubcheck matrix)")
+
+    def path(self, ctx: Context) -> Path:
+        return ctx.reports / "matrix.json"
+
+    def rows(self, ctx: Context) -> list[dict[str, Any]]:
+        data = _json(self.path(ctx))
+        if data is None:
+            raise CannotRegenerate(f"{self.path(ctx)} is missing or not JSON: run "
+                                   "`scrubcheck matrix --out reports` once to choose its rows")
+        return [r for r in data.get("rows", []) if isinstance(r, dict)]
+
+    def stale(self, ctx: Context) -> str | None:
+        data = _json(self.path(ctx))
+        if data is None:
+            return "missing"
+        settings = data.get("settings", {})
+        made = _first_difference([
+            ("it was judged by SPEC", settings.get("spec_version"), SPEC_VERSION),
+            ("its corpus digest is", settings.get("corpus_digest"), ctx.digest),
+            ("its harness digest is", settings.get("harness_digest"), harness_digest()),
+            ("its pages' writers' digest is", settings.get("writers_digest"),
+             writers_digest()),
+        ])
+        if made:
+            return made
+        for row in data.get("rows", []):
+            if row.get("status") == "ran" and str(row.get("spec", "")).startswith("peer:"):
+                now = _installed_version(row["spec"].removeprefix("peer:"))
+                if now is not None and now != row.get("version"):
+                    return f"row {row['name']} ran {row.get('version')}, {now} is installed"
+        return None
+
+    def build(self, ctx: Context) -> list[Path]:
+        rows = self.rows(ctx)
+        names = [r["name"] for r in rows if r.get("spec", "").startswith("peer:")]
+        manifests = _manifests(names)
+        missing = [m.name for m in manifests if read_marker(m.package) is None]
+        if missing:
+            raise CannotRegenerate(
+                f"{len(missing)} of the matrix's peers are not installed here: "
+                f"scrubcheck peers install {' '.join(missing)}")
+        settings = RunSettings(timeout_s=MATRIX_TIMEOUT_S, jobs=ctx.jobs)
+        matrix = run_matrix(manifests, set(names), ctx.corpus.scenarios, settings,
+                            ctx.reports, quick=False, progress=ctx.progress, say=ctx.say,
+                            runner=_cached_rows(ctx, settings))
+        return write_matrix(matrix, ctx.reports)
+
+
+def _installed_version(name: str) -> str | None:
+    try:
+        (manifest,) = _manifests([name])
+    except (CannotRegenerate, ValueError):
+        return None
+    record = read_marker(manifest.package)
+    return (record.version or manifest.package.version) if record else None
+
+
+def _manifests(names: list[str]) -> list[Manifest]:
+    by_name = {m.name: m for m in shipped_manifests()}
+    unknown = [n for n in names if n not in by_name]
+    if unknown:
+        raise CannotRegenerate(f"the matrix has rows for peers no longer shipped: "
+                               f"{', '.join(unknown)}; run `scrubcheck matrix` to choose rows")
+    return [by_name[n] for n in names]
+
+
+def _cached_rows(ctx: Context, settings: RunSettings) -> Callable[
+        [list[Row]], Iterable[tuple[Row, RunResult | AdapterError]]]:
+    """The matrix's rows, each run through the result cache (matrix.runs.RowRunner)."""
+
+    def run_rows(rows: list[Row]) -> Iterable[tuple[Row, RunResult | AdapterError]]:
+        for index, row in enumerate(rows, 1):
+            ctx.say(f"[{index}/{len(rows)}] {row.name} ({row.package}) ...")
+            try:
+                # the matrix judges every row in the generic class (run_matrix)
+                run = cached_run(row.spec, ctx.corpus.scenarios,
+                                 _generic(settings), ctx.cache,
+                                 implementation_digest(row.spec), progress=ctx.progress)
+            except AdapterError as exc:
+                yield row, exc
+                continue
+            _say_run(ctx, row.name, run)
+            yield row, run
+
+    return run_rows
+
+
+def _generic(settings: RunSettings) -> RunSettings:
+    return replace(settings, conformance_class="generic")
+
+
+class Readme(Target):
+    name = "readme"
+    about = ("README.md's quotes of the reports: the matrix headline table, the gateway "
+             "table's numbers, the corpus and stream counts")
+
+    def _updated(self, ctx: Context) -> str:
+        text = (ctx.root / "README.md").read_text(encoding="utf-8")
+        return readme.updated(text, ctx.reports / "matrix.json",
+                              sorted((ctx.reports / "gateways").glob("*.json")))
+
+    def stale(self, ctx: Context) -> str | None:
+        try:
+            fresh = self._updated(ctx)
+        except (OSError, readme.ReadmeError) as exc:
+            return str(exc)
+        current = (ctx.root / "README.md").read_text(encoding="utf-8")
+        return None if fresh == current else "its tables or counts differ from the reports"
+
+    def build(self, ctx: Context) -> list[Path]:
+        try:
+            text = self._updated(ctx)
+        except readme.ReadmeError as exc:
+            raise CannotRegenerate(f"README.md: {exc}") from exc
+        path = ctx.root / "README.md"
+        path.write_text(text, encoding="utf-8")
+        return [path]
+
+
+def gateway_cache(root: Path | None) -> ResultCache:
+    """The cache of gateway audit results: the gateway package decides them too."""
+    return ResultCache(root, extra=GATEWAY_PARTS)
+
+
+class Gateways(Target):
+    name = "gateways"
+    about = ("reports/gateways/: each committed audit's gateway and configuration, started "
+             "on loopback, over the whole corpus (scrubcheck gateway audit --gateway-name)")
+
+    def audits(self, ctx: Context) -> list[Path]:
+        return sorted((ctx.reports / "gateways").glob("*.json"))
+
+    def stale(self, ctx: Context) -> str | None:
+        ids = [s.id for s in ctx.corpus.scenarios]
+        for path in self.audits(ctx):
+            data = _json(path)
+            if data is None:
+                return f"{path.name} is not JSON"
+            audited = list(dict.fromkeys(r["id"] for r in data.get("results", [])))
+            made = _first_difference([
+                (f"{path.name} was judged by SPEC", data.get("spec_version"), SPEC_VERSION),
+                (f"{path.name} audited scenarios: count", len(audited), len(ids)),
+                (f"{path.name}'s scenario ids", sorted(audited) == sorted(ids), True),
+                (f"{path.name}'s corpus digest is",
+                 data.get("settings", {}).get("corpus_digest"), ctx.digest),
+                (f"{path.name}'s harness digest is",
+                 data.get("settings", {}).get("harness_digest"),
+                 harness_digest(GATEWAY_PARTS)),
+            ])
+            if made:
+                return made
+        return None
+
+    def build(self, ctx: Context) -> list[Path]:
+        from scrubcheck.gateway.audit import AuditOptions, replay_upstream
+        from scrubcheck.gateway.audit_report import write_audit_reports
+        from scrubcheck.gateway.products import GatewayError, GatewayManifestError
+        from scrubcheck.gateway.products.audited import audit_named, report_stem
+
+        written: list[Path] = []
+        for path in self.audits(ctx):
+            data = _json(path) or {}
+            choice = readme.audit_name(data)
+            options = AuditOptions(jobs=ctx.jobs or AuditOptions.jobs)
+            ctx.say(f"gateway {choice} ...")
+            try:
+                with replay_upstream(ctx.corpus.scenarios, port=0) as upstream:
+                    result = audit_named(choice, ctx.corpus.scenarios, options,
+                                         upstream=upstream, say=ctx.say,
+                                         **_audit_cache(ctx, choice))
+            except (GatewayError, GatewayManifestError) as exc:
+                raise CannotRegenerate(
+                    f"{choice}: {exc} (scrubcheck gateways install "
+                    f"{choice.split(':')[0]})") from exc
+            if result.problem or result.interrupted:
+                raise CannotRegenerate(f"{choice}: the audit did not run through: "
+                                       f"{result.problem or 'interrupted'}")
+            result.settings.update(corpus_digest=ctx.digest,
+                                   harness_digest=harness_digest(GATEWAY_PARTS))
+            ctx.say(f"    {choice}: {result.headline_text()}; {result.duration_s:.0f} s")
+            written += write_audit_reports(result, path.parent, report_stem(choice))
+        return written
+
+
+def _audit_cache(ctx: Context, choice: str) -> dict[str, Any]:
+    """The cache arguments of an audit, when the gateway audit takes them."""
+    return {}
+
+
+#: every target, in the order they are built (the README quotes the others)
+TARGETS: tuple[Target, ...] = (Coverage(), Reference(), Matrix(), Gateways(), Readme())
