@@ -39,7 +39,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from bounded import scrubcheck
+from bounded import scrubcheck as bounded_scrubcheck
 from markdown_it import MarkdownIt
 
 import scrubcheck.reports as reports
@@ -208,7 +208,7 @@ def _in_process(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[in
 
 
 def _in_subprocess(argv: list[str]) -> tuple[int, str]:
-    done = scrubcheck(*argv, bound_s=120)
+    done = bounded_scrubcheck(*argv, bound_s=120)
     return done.code, done.text
 
 
