@@ -17,19 +17,15 @@ the test stands in for each, its commands with the test's `main([...])` calls.
 The page as a whole: every path it names exists (a path with a capital placeholder: its
 folder), every `scrubcheck COMMAND --option` is in the CLI's argparse, every
 `scrubcheck.module:Attr` imports, the test command is README's, and every recipe ends
-with `scrubcheck regenerate`. That command is being written on another branch: while
-`scrubcheck regenerate --help` fails, only its documented interface is pinned; once it
-lands, its options are checked like any other's.
+with `scrubcheck regenerate`, whose options are checked like any other command's.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
-import contextlib
 import importlib
 import importlib.util
-import io
 import re
 import shlex
 import subprocess
@@ -50,6 +46,7 @@ from scrubcheck.gateway.audit_report import file_names as audit_file_names
 from scrubcheck.matrix.rows import Row
 from scrubcheck.matrix.runs import keep_run
 from scrubcheck.peers.manifest import ManifestError, load_manifest
+from scrubcheck.regenerate import TARGETS
 from scrubcheck.reports import read_report
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -63,11 +60,6 @@ PLACEHOLDERS = ("NAME", "AREA", "ID", "LABEL", "BROKEN", "SPEC", "DIR", "FILE")
 OUTPUTS = ("build/", ".venv/")
 #: options a test adds to stay quiet and fast; a recipe need not name them
 TEST_ONLY = {"--no-progress", "--jobs", "--out"}
-#: `scrubcheck regenerate` as the other branch is writing it (CONTRIBUTING.md quotes it)
-REGENERATE = ("scrubcheck regenerate [--only coverage,reference,matrix,gateways,readme] "
-              "[--check] [--no-cache] [--jobs N]")
-REGENERATE_OPTIONS = {"--only", "--check", "--no-cache", "--jobs"}
-REGENERATE_ONLY = {"coverage", "reference", "matrix", "gateways", "readme"}
 _PARSER = MarkdownIt("commonmark")
 
 
@@ -568,16 +560,6 @@ def _option_strings(parser: argparse.ArgumentParser) -> set[str]:
     return {s for action in parser._actions for s in action.option_strings}
 
 
-def regenerate_landed() -> bool:
-    """Whether `scrubcheck regenerate --help` works (exit 0) in this checkout."""
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        try:
-            build_parser().parse_args(["regenerate", "--help"])
-        except SystemExit as exc:
-            return exc.code == 0
-    return True
-
-
 def _option(word: str) -> str | None:
     found = re.match(r"^\[?(--[a-z][a-z0-9-]*)", word)
     return found.group(1) if found else None
@@ -610,17 +592,14 @@ def unknown_options(argvs: Sequence[Sequence[str]], pending: Sequence[str] = ()
 def test_every_scrubcheck_command_and_option_the_page_names_exists() -> None:
     argvs = invocations()
     assert len(argvs) > 30, "the page's commands were not found"
-    pending = () if regenerate_landed() else ("regenerate",)
-    assert unknown_options(argvs, pending) == []
+    assert unknown_options(argvs) == []
     regenerate = [argv for argv in argvs if argv[:1] == ["regenerate"]]
     assert regenerate, "the page never says scrubcheck regenerate"
-    if pending:  # not there yet: hold the page to the interface being written
-        assert REGENERATE in DOC.read_text(encoding="utf-8")
-        for argv in regenerate:
-            assert {o for w in argv if (o := _option(w))} <= REGENERATE_OPTIONS, argv
-            for index, word in enumerate(argv[:-1]):
-                if word.strip("[") == "--only":
-                    assert set(argv[index + 1].strip("[]").split(",")) <= REGENERATE_ONLY
+    known = {t.name for t in TARGETS}
+    for argv in regenerate:
+        for index, word in enumerate(argv[:-1]):
+            if word.strip("[") == "--only":
+                assert set(argv[index + 1].strip("[]").split(",")) <= known, argv
 
 
 def test_the_option_check_can_fail() -> None:
