@@ -186,3 +186,18 @@ def test_coverage_target_reads_the_context_corpus(checkout: Path, small: Corpus,
                                                   tmp_path: Path) -> None:
     ctx = _context(checkout, small, tmp_path / "cache")
     assert Coverage().stale(ctx) == "differs from the corpus"
+
+
+def test_the_history_target_appends_a_matrix_run_it_lacks(checkout: Path, small: Corpus,
+                                                          tmp_path: Path) -> None:
+    from scrubcheck.regenerate.targets import History
+
+    shutil.copy(ROOT / "reports" / "matrix.json", checkout / "reports" / "matrix.json")
+    ctx = _context(checkout, small, tmp_path / "cache")
+    target = History()
+    assert target.stale(ctx) == "1 committed matrix runs are not in it"
+    [outcome] = regenerate(ctx, [target])
+    assert outcome.state == "rebuilt" and target.stale(ctx) is None
+    (checkout / "reports" / "history.json").write_text("[]")  # not a history file
+    [outcome] = regenerate(ctx, [target])
+    assert outcome.state == "cannot" and "history" in outcome.detail

@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"{outcome.target:10} {outcome.state:8} {outcome.seconds:7.1f} s{detail}")
         for path in outcome.written:
             print(f"{'':10} wrote {_shown(path, root)}")
-    if cache is not None:
+    if cache is not None and not args.check:
         print(f"result cache: {cache.folder} ({cache.reused} results reused, {cache.ran} "
               f"run); safe to delete: {cache_dir() / 'results'}")
     bad = [o for o in outcomes if o.state in ("stale", "cannot")]

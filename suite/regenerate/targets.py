@@ -369,5 +369,44 @@ def _audit_cache(ctx: Context, choice: str) -> dict[str, Any]:
     return {}
 
 
+class History(Target):
+    name = "history"
+    about = ("reports/history.json: every committed matrix run appended (the site's trend "
+             "across releases reads it; appended to, never rewritten)")
+
+    def _paths(self, ctx: Context) -> tuple[Path, list[Path]]:
+        matrices = [p for p in (ctx.reports / "matrix.json",
+                                ctx.reports / "releases" / "matrix.json") if p.is_file()]
+        return ctx.reports / "history.json", matrices
+
+    def _merged(self, ctx: Context) -> tuple[list[dict[str, Any]], int]:
+        from scrubcheck.site.history import entries_of, merged, read_history
+        from scrubcheck.site.model import load_site_data
+
+        history, matrices = self._paths(ctx)
+        new = [entry for path in matrices
+               for entry in entries_of(load_site_data([path], ctx.corpus.scenarios))]
+        return merged(read_history(history) if history.is_file() else [], new)
+
+    def stale(self, ctx: Context) -> str | None:
+        try:
+            _, added = self._merged(ctx)
+        except (OSError, ValueError) as exc:
+            return str(exc)
+        return f"{added} committed matrix runs are not in it" if added else None
+
+    def build(self, ctx: Context) -> list[Path]:
+        from scrubcheck.site.history import write_history
+
+        try:
+            entries, _ = self._merged(ctx)
+        except (OSError, ValueError) as exc:
+            raise CannotRegenerate(f"reports/history.json: {exc}") from exc
+        path, _ = self._paths(ctx)
+        write_history(path, entries)
+        return [path]
+
+
 #: every target, in the order they are built (the README quotes the others)
-TARGETS: tuple[Target, ...] = (Coverage(), Reference(), Matrix(), Gateways(), Readme())
+TARGETS: tuple[Target, ...] = (Coverage(), Reference(), Matrix(), History(), Gateways(),
+                               Readme())
