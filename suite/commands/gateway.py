@@ -402,6 +402,11 @@ def _audit_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--stream-only", action="store_true",
                    help="skip the non-streaming request for each scenario")
     p.add_argument("--label", metavar="NAME", help="the gateway's name in the reports")
+    p.add_argument("--cache", action="store_true",
+                   help="reuse what the result cache holds for this gateway (with "
+                        "--gateway-name: its product, installed version and configuration), "
+                        "these options and each scenario, and request only the rest; the "
+                        "cache folder is results/ in scrubcheck's user cache, safe to delete")
     add_out_option(p, "write audit.{md,html,json,junit.xml} there (--out alone: "
                       "reports/gateway-audit/<label>/)", optional=True, old=("--report-dir",))
     add_progress_option(p)
@@ -426,6 +431,13 @@ def _audit(args: argparse.Namespace) -> int:
         problem = None if url is None else _url_problem(url)
         if problem is not None:
             return _usage(f"{flag} {url!r}: {problem}")
+    if args.cache and not args.gateway_name:
+        return _usage("--cache needs --gateway-name: a gateway at a URL has no version the "
+                      "cache could be keyed by, so another gateway (or another version) at "
+                      "the same URL would get this one's results")
+    if args.cache and args.upstream_url:
+        return _usage("--cache needs the replay server the audit starts, not --upstream-url: "
+                      "another upstream may play another corpus than the one cached")
     try:
         options = _audit_options(args)
         corpus = _corpus(args)
@@ -569,10 +581,17 @@ def _audit_gateway(args: argparse.Namespace, scenarios: list[Scenario], options:
     from scrubcheck.gateway.products import GatewayError, GatewayManifestError
     from scrubcheck.gateway.products.audited import audit_named
 
+    cache = None
+    if args.cache:
+        from scrubcheck.runner.cache import ResultCache
+        from scrubcheck.runner.harness import GATEWAY_PARTS
+
+        cache = ResultCache(extra=GATEWAY_PARTS)
     try:
         return audit_named(args.gateway_name, scenarios, options, upstream=upstream,
                            progress=progress,
-                           say=lambda line: print(line, file=sys.stderr, flush=True))
+                           say=lambda line: print(line, file=sys.stderr, flush=True),
+                           cache=cache)
     except (GatewayError, GatewayManifestError) as exc:
         raise _AuditUsage(str(exc)) from exc
 

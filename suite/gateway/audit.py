@@ -34,7 +34,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from queue import Queue
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from openai.types.chat import ChatCompletionMessageParam
 
@@ -62,6 +62,9 @@ from scrubcheck.gateway.wire import context_header
 from scrubcheck.model import Scenario
 from scrubcheck.results import Verdict, exit_verdict
 from scrubcheck.spec import SPEC_VERSION
+
+if TYPE_CHECKING:
+    from scrubcheck.runner.cache import ResultCache
 
 PROMPT: list[ChatCompletionMessageParam] = [
     {"role": "user", "content": "scrubcheck gateway audit: answer as recorded"}]
@@ -133,6 +136,22 @@ class PassResult:
                             SCRUBBED: {"outcome": self.scrubbed.value,
                                        "detail": self.scrubbed_detail}},
                 "received": self.received}
+
+    def to_record(self) -> dict[str, Any]:
+        """All of this pass as JSON data: `to_dict`'s form and the kept capture (the
+        failures capture file is written from it). `from_record` gives the pass back."""
+        return {**self.to_dict(), "received": dict(self.received),
+                "capture": None if self.capture is None else self.capture.to_dict()}
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> PassResult:
+        clients, capture = record["clients"], record.get("capture")
+        return cls(record["mode"], Action(record["action"]), record["detail"],
+                   list(record["notes"]),
+                   ClientOutcome(clients[RAW]["outcome"]), clients[RAW]["detail"],
+                   ClientOutcome(clients[SCRUBBED]["outcome"]), clients[SCRUBBED]["detail"],
+                   dict(record["received"]),
+                   None if capture is None else Capture.from_dict(capture))
 
 
 #: How much received text a report keeps per failing pass (the capture file keeps all).
@@ -206,6 +225,24 @@ class ScenarioAudit:
                 "clients": {RAW: self.raw.value, SCRUBBED: self.scrubbed.value},
                 "slow": self.slow(slow), "needs": self.needs,
                 "passes": [p.to_dict() for p in self.passes], "reproduce": self.reproduce}
+
+    def to_record(self) -> dict[str, Any]:
+        """All of this audit but the scenario, which only its id names: the result cache
+        keeps this (gateway/audit_cache.py), and `from_record` gives the audit back with
+        the scenario as the corpus has it now (a moved scenario points where it is)."""
+        return {"id": self.scenario.id, "shape": self.shape.value, "name": self.name,
+                "needs": list(self.needs), "passes": [p.to_record() for p in self.passes],
+                "reproduce": list(self.reproduce)}
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any], scenario: Scenario) -> ScenarioAudit:
+        """The audit of `record`, about `scenario` (ValueError when it is another's;
+        KeyError or ValueError for a record that is not one)."""
+        if record["id"] != scenario.id:
+            raise ValueError(f"the record of {record['id']!r} is not {scenario.id!r}'s")
+        return cls(scenario, Shape(record["shape"]), record["name"],
+                   [PassResult.from_record(p) for p in record["passes"]],
+                   list(record["needs"]), list(record["reproduce"]))
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -411,10 +448,19 @@ class _Recorders:
 
 def audit(gateway: str, scenarios: list[Scenario], options: AuditOptions | None = None, *,
           upstream: ReplayServer | str | None = None,
-          progress: Callable[[ScenarioAudit], None] | None = None) -> AuditResult:
+          progress: Callable[[ScenarioAudit], None] | None = None,
+          cache: ResultCache | None = None,
+          cache_key: dict[str, Any] | None = None) -> AuditResult:
     """Audit the gateway at `gateway` (an OpenAI base URL, …/v1) on `scenarios` in
     every shape of `options`. `upstream` is the replay server behind it (its URL
-    goes into the reproduction commands; its request count into the diagnosis)."""
+    goes into the reproduction commands; its request count into the diagnosis).
+
+    With `cache` (a ResultCache(extra=GATEWAY_PARTS)) and `cache_key` (what the gateway
+    is: product, installed version, configuration), each (scenario, shape) the cache
+    holds for that gateway and these options is taken from it, only the rest is
+    requested, and what may be trusted again is kept (gateway/audit_cache.py); the
+    result's `settings["cache"]` says how many were reused and requested. A cached
+    audit needs `cache_key` and the replay server as `upstream` (ValueError)."""
     options = options or AuditOptions()
     upstream_url = upstream.url if isinstance(upstream, ReplayServer) else upstream
     result = AuditResult(
@@ -427,19 +473,28 @@ def audit(gateway: str, scenarios: list[Scenario], options: AuditOptions | None 
         started_at=datetime.now(UTC).isoformat(timespec="seconds"),
         upstream_port=upstream.server_address[1] if isinstance(upstream, ReplayServer)
         else None)
+    stored = None
+    if cache is not None:
+        from scrubcheck.gateway.audit_cache import CachedAudit
+
+        stored = CachedAudit.open(cache, cache_key, scenarios, options, upstream, result)
+    done: dict[tuple[int, Shape], ScenarioAudit] = {} if stored is None else stored.restored()
+    todo = [(i, shape) for i in range(len(scenarios)) for shape in options.shapes
+            if (i, shape) not in done]
     began = time.monotonic()
     recorders = _Recorders(gateway, options)
     try:
-        if scenarios and options.shapes:
+        if todo:
+            index, shape = todo[0]
             try:
-                result.problem = _probe(recorders.get(), (scenarios[0], options.shapes[0]),
-                                        options, result.gateway)
+                result.problem = _probe(recorders.get(), (scenarios[index], shape), options,
+                                        result.gateway)
             except KeyboardInterrupt:  # before anything ran: every stream is not run
                 result.interrupted = True
                 result.not_run = [(s.id, shape.value) for s in scenarios
                                   for shape in options.shapes]
         if result.problem is None and not result.interrupted:
-            _run(scenarios, options, recorders, result, progress)
+            _run(scenarios, options, recorders, result, progress, done)
     finally:
         recorders.close()
         result.duration_s = time.monotonic() - began
@@ -448,6 +503,8 @@ def audit(gateway: str, scenarios: list[Scenario], options: AuditOptions | None 
     if result.problem is None and result.results and all(
             p.unreached for r in result.results for p in r.passes):
         result.problem = _nothing_ran(result)
+    if stored is not None:
+        stored.finish(done)
     return result
 
 
@@ -487,17 +544,23 @@ def _nothing_ran(result: AuditResult) -> str:
 
 
 def _run(scenarios: list[Scenario], options: AuditOptions, recorders: _Recorders,
-         result: AuditResult, progress: Callable[[ScenarioAudit], None] | None) -> None:
-    """Every scenario on `options.jobs` threads, each in every shape (one expectation per
-    scenario); results in corpus order. On Ctrl-C the requests in flight are aborted and
-    what did not finish is listed as not run."""
-    done: dict[tuple[int, Shape], ScenarioAudit] = {}
+         result: AuditResult, progress: Callable[[ScenarioAudit], None] | None,
+         done: dict[tuple[int, Shape], ScenarioAudit]) -> None:
+    """Every scenario on `options.jobs` threads, each in every shape not `done` already
+    (taken from the cache; one expectation per scenario), into `done`; results in corpus
+    order. On Ctrl-C the requests in flight are aborted and what did not finish is
+    listed as not run."""
     finished: Queue[ScenarioAudit] = Queue()
+    todo = {i: shapes for i in range(len(scenarios))
+            if (shapes := [s for s in options.shapes if (i, s) not in done])}
+    if progress is not None:
+        for audited in list(done.values()):
+            progress(audited)
 
     def one(index: int) -> None:
         scenario = scenarios[index]
         expect = expectation(scenario)
-        for shape in options.shapes:
+        for shape in todo[index]:
             audited = audit_one(recorders.get(), scenario, shape, options, expect, result)
             done[index, shape] = audited
             finished.put(audited)
@@ -505,7 +568,7 @@ def _run(scenarios: list[Scenario], options: AuditOptions, recorders: _Recorders
     pool = ThreadPoolExecutor(max_workers=max(1, options.jobs),
                               thread_name_prefix="scrubcheck-audit")
     try:
-        pending = {pool.submit(one, i) for i in range(len(scenarios))}
+        pending = {pool.submit(one, i) for i in todo}
         while pending:
             ended, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
             for future in ended:

@@ -124,7 +124,16 @@ def _facts(result: AuditResult) -> list[str]:
             ("jobs, timeouts", f"{result.settings.get('jobs')}; "
                                f"{result.settings.get('timeout_s')} s without data, "
                                f"{result.settings.get('request_timeout_s')} s per request")]
+    if result.settings.get("cache"):
+        rows.append(("result cache", cell(cache_text(result.settings["cache"]))))
     return ["| | |", "|---|---|", *(f"| {k} | {v} |" for k, v in rows)]
+
+
+def cache_text(cache: dict[str, Any]) -> str:
+    """What a cached audit took from the cache, in words."""
+    return (f"{plural(cache['reused'], 'scenario stream')} reused (their timings are those "
+            f"measured when they ran), {cache['ran']} requested, of which {cache['kept']} "
+            f"kept for next time (harness {cache['harness']})")
 
 
 def _action_table(result: AuditResult) -> list[str]:
@@ -359,6 +368,8 @@ def summary_lines(result: AuditResult, shown: int = 20) -> list[str]:
              f"({', '.join(s.value for s in result.shapes)}) in {result.duration_s:.1f} s"
              + ("" if result.upstream_requests is None
                 else f"; the upstream received {plural(result.upstream_requests, 'request')}")]
+    if result.settings.get("cache"):
+        lines.append(f"  result cache: {cache_text(result.settings['cache'])}")
     if result.results:
         for shape in result.shapes:
             actions = result.actions(shape)
