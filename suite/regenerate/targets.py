@@ -365,8 +365,9 @@ class Gateways(Target):
 
 
 def _audit_cache(ctx: Context, choice: str) -> dict[str, Any]:
-    """The cache arguments of an audit, when the gateway audit takes them."""
-    return {}
+    """The audit's result cache (keyed by the product, its installed version and config:
+    gateway.products.audited.product_cache_key); none with --no-cache."""
+    return {} if ctx.gateway_cache is None else {"cache": ctx.gateway_cache}
 
 
 class History(Target):
