@@ -20,7 +20,8 @@ from __future__ import annotations
 import json
 import tempfile
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -65,14 +66,14 @@ class Context:
     jobs: int | None
     say: Say = print
     progress: bool = False
-    written: list[Path] = field(default_factory=list)
 
     @property
     def reports(self) -> Path:
         return self.root / "reports"
 
-    @property
+    @cached_property
     def digest(self) -> str:
+        """The corpus digest, as every report records it (computed once)."""
         return corpus_digest(self.corpus.scenarios)
 
 
@@ -205,9 +206,12 @@ class Matrix(Target):
         ])
         if made:
             return made
+        manifests = {m.name: m for m in shipped_manifests()}
         for row in data.get("rows", []):
-            if row.get("status") == "ran" and str(row.get("spec", "")).startswith("peer:"):
-                now = _installed_version(row["spec"].removeprefix("peer:"))
+            manifest = manifests.get(str(row.get("spec", "")).removeprefix("peer:"))
+            if row.get("status") == "ran" and manifest is not None:
+                record = read_marker(manifest.package)
+                now = (record.version or manifest.package.version) if record else None
                 if now is not None and now != row.get("version"):
                     return f"row {row['name']} ran {row.get('version')}, {now} is installed"
         return None
@@ -226,15 +230,6 @@ class Matrix(Target):
                             ctx.reports, quick=False, progress=ctx.progress, say=ctx.say,
                             runner=_cached_rows(ctx, settings))
         return write_matrix(matrix, ctx.reports)
-
-
-def _installed_version(name: str) -> str | None:
-    try:
-        (manifest,) = _manifests([name])
-    except (CannotRegenerate, ValueError):
-        return None
-    record = read_marker(manifest.package)
-    return (record.version or manifest.package.version) if record else None
 
 
 def _manifests(names: list[str]) -> list[Manifest]:
@@ -349,7 +344,7 @@ class Gateways(Target):
                 with replay_upstream(ctx.corpus.scenarios, port=0) as upstream:
                     result = audit_named(choice, ctx.corpus.scenarios, options,
                                          upstream=upstream, say=ctx.say,
-                                         **_audit_cache(ctx, choice))
+                                         cache=ctx.gateway_cache)
             except (GatewayError, GatewayManifestError) as exc:
                 raise CannotRegenerate(
                     f"{choice}: {exc} (scrubcheck gateways install "
@@ -362,12 +357,6 @@ class Gateways(Target):
             ctx.say(f"    {choice}: {result.headline_text()}; {result.duration_s:.0f} s")
             written += write_audit_reports(result, path.parent, report_stem(choice))
         return written
-
-
-def _audit_cache(ctx: Context, choice: str) -> dict[str, Any]:
-    """The audit's result cache (keyed by the product, its installed version and config:
-    gateway.products.audited.product_cache_key); none with --no-cache."""
-    return {} if ctx.gateway_cache is None else {"cache": ctx.gateway_cache}
 
 
 class History(Target):
