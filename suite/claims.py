@@ -105,6 +105,14 @@ def _context_beyond(context: Context, fmt: Format) -> str | None:
     return None
 
 
+def text_beyond(text: str, conformance_class: str) -> str | None:
+    """Why `text` holds a delimiter `conformance_class` does not have (SPEC section 12's
+    rule (a)), or None: what a generator drawing within a class checks its draws with."""
+    if conformance_class == GENERIC:
+        return None
+    return _text_beyond(text, registered_formats()[check_class(conformance_class)])
+
+
 def _text_beyond(text: str, fmt: Format) -> str | None:
     """Why the text holds a delimiter the class does not have, or None."""
     own = _class_texts(fmt.name)

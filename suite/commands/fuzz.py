@@ -13,7 +13,13 @@ import argparse
 from pathlib import Path
 
 from scrubcheck.commands.options import add_jobs_option, usage_for
-from scrubcheck.commands.search import SearchWords, add_search_options, report_search
+from scrubcheck.commands.search import (
+    SearchWords,
+    add_search_options,
+    claim_problem,
+    class_line,
+    report_search,
+)
 from scrubcheck.hunt.fuzzing import FuzzResult, FuzzSettings, atheris_problem, fuzz
 
 NAME = "fuzz"
@@ -59,16 +65,21 @@ def run(args: argparse.Namespace) -> int:
     problem = atheris_problem()
     if problem and not args.input:
         return _usage(problem)
+    failed = claim_problem(NAME, args)
+    if failed is not None:
+        return failed
     options = FuzzSettings(seconds=args.time, jobs=args.jobs, seed=args.seed,
                            work_dir=args.work_dir, against=args.against,
                            timeout=args.timeout, memory_limit=args.memory_limit,
                            replay=not args.no_replay, inputs=tuple(args.input or ()),
-                           linear=not args.no_linear)
+                           linear=not args.no_linear, conformance_class=args.claim,
+                           formats=tuple(p.resolve() for p in args.formats))
 
     def lines(result: FuzzResult) -> list[str]:
         return [f"{result.executions:,} inputs executed by {result.runs} fuzzing process runs "
                 f"({args.jobs} in parallel); {result.replayed} saved crash inputs replayed "
-                "first", f"work directory: {result.work_dir}"]
+                "first", f"work directory: {result.work_dir}",
+                *class_line(result.conformance_class)]
 
     return report_search(NAME, args, lambda found: fuzz(args.scrubber, options,
                                                          on_finding=found),

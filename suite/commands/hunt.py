@@ -14,7 +14,13 @@ from __future__ import annotations
 import argparse
 
 from scrubcheck.commands.options import add_shard_option, usage_for
-from scrubcheck.commands.search import SearchWords, add_search_options, report_search
+from scrubcheck.commands.search import (
+    SearchWords,
+    add_search_options,
+    claim_problem,
+    class_line,
+    report_search,
+)
 from scrubcheck.hunt import HuntSettings, hunt
 from scrubcheck.hunt.engine import HuntResult
 from scrubcheck.hunt.violation import PROPERTIES
@@ -66,15 +72,20 @@ def run(args: argparse.Namespace) -> int:
     if args.shard is not None and args.seed is None:
         return _usage("--shard needs a fixed --seed, not random: the N shards split the "
                       "search of one seed")
+    failed = claim_problem(NAME, args)
+    if failed is not None:
+        return failed
     options = HuntSettings(
         seconds=args.time, seed=args.seed, database=args.database, against=args.against,
         soup=not args.no_soup, timeout=args.timeout, linear=not args.no_linear,
         examples=args.max_examples, memory_limit=args.memory_limit, shard=args.shard,
+        conformance_class=args.claim,
     )
 
     def lines(result: HuntResult) -> list[str]:
         return [f"{result.examples:,} cases in {result.batches} Hypothesis runs, seed "
-                f"{result.seed}" + (f", shard {args.shard}" if args.shard else "")]
+                f"{result.seed}" + (f", shard {args.shard}" if args.shard else ""),
+                *class_line(result.conformance_class)]
 
     return report_search(NAME, args, lambda found: hunt(args.scrubber, options,
                                                         on_finding=found), lines)

@@ -19,9 +19,11 @@ from typing import Protocol, TypeVar
 
 from scrubcheck.adapters import AdapterError
 from scrubcheck.checks.linear import LinearMeasurement
+from scrubcheck.claims import UnknownClass, check_class
 from scrubcheck.commands.options import (
     add_against_option,
     add_alias,
+    add_claim_options,
     add_level_option,
     add_memory_limit_option,
     add_no_linear_option,
@@ -29,6 +31,7 @@ from scrubcheck.commands.options import (
     add_scrubber_option,
     add_seed_option,
     add_timeout_option,
+    apply_formats,
     usage_for,
 )
 from scrubcheck.hunt import Finding
@@ -39,6 +42,7 @@ from scrubcheck.hunt.findings_output import (
     print_summary,
     save_findings,
 )
+from scrubcheck.model import GENERIC
 
 #: Adds a command's own options at one place among the shared ones.
 AddOptions = Callable[[argparse.ArgumentParser], None]
@@ -77,6 +81,29 @@ def add_search_options(parser: argparse.ArgumentParser, words: SearchWords, *,
     after_timeout(parser)
     add_memory_limit_option(parser, words.memory_what, words.memory_default)
     add_level_option(parser, "findings")
+    add_claim_options(parser)
+
+
+def claim_problem(tool: str, args: argparse.Namespace) -> int | None:
+    """Register --formats and check --claim before a search starts: the usage error (exit
+    2) naming the file:line or the unknown class, or None."""
+    failed = apply_formats(args, tool)
+    if failed is not None:
+        return failed
+    if args.claim is not None:
+        try:
+            check_class(args.claim)
+        except UnknownClass as exc:
+            return usage_for(tool)(str(exc.args[0]))
+    return None
+
+
+def class_line(judged: str) -> list[str]:
+    """The summary's line naming the conformance class the search drew within."""
+    if judged == GENERIC:
+        return []
+    return [f"conformance class {judged}: streams drawn within it, judged as it reads them "
+            "(SPEC section 12)"]
 
 
 class SearchResult(Protocol):

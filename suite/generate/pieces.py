@@ -12,6 +12,7 @@ from __future__ import annotations
 from scrubcheck.vocabulary import (
     FAMILY_NAMES,
     FEATURES,
+    GENERIC,
     CustomDelimiter,
     Vocabulary,
     feature_tags,
@@ -96,7 +97,12 @@ def lookalikes(name: str) -> tuple[str, ...]:
 
 
 def foreign_delimiters(vocabulary: Vocabulary) -> tuple[str, ...]:
-    """Delimiters of features the stream does not enable: literal text (R-VOCAB-4)."""
+    """Delimiters of features the stream does not enable: literal text (R-VOCAB-4).
+
+    None in a format's class: another format's delimiter would put the stream beyond
+    the class (SPEC section 12), where it judges nothing."""
+    if vocabulary.conformance_class != GENERIC:
+        return ()
     out: list[str] = []
     for feature in FEATURES.values():
         if feature.name in vocabulary.features:

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from scrubcheck.formats import Template, registered_formats
 from scrubcheck.generate.canary import canary_run
 from scrubcheck.generate.chooser import Chooser, chance, more, pick
 from scrubcheck.generate.pieces import (
@@ -50,7 +51,7 @@ from scrubcheck.generate.stream_model import (
     Unclosed,
     render,
 )
-from scrubcheck.model import CONTEXT_KEYS, FINISH_REASONS, Context
+from scrubcheck.model import CONTEXT_KEYS, FINISH_REASONS, GENERIC, Context
 from scrubcheck.vocabulary import FEATURES, HARMONY_MESSAGE, CustomDelimiter, Tag
 
 ITEM_KINDS = ("prose", "block", "span", "fence", "orphan", "nested", "bypass", "splice", "marker",
@@ -73,21 +74,44 @@ class Receiver(Protocol):
 @dataclass(frozen=True)
 class Profile:
     """What streams a scrubber can be given fairly (SPEC R-CTX-1): the features it
-    declares and the context keys it accepts. `max_items` bounds a stream's parts."""
+    declares and the context keys it accepts. `max_items` bounds a stream's parts.
+
+    `conformance_class` (SPEC section 12) other than generic draws streams within that
+    class: its vocabulary is the whole vocabulary (no feature, no caller delimiter),
+    pre-fill and skipping follow its format's template, and with an `exact` letter-case
+    rule no delimiter is drawn in another case (such a stream is beyond the class)."""
 
     features: tuple[str, ...] = ()
     context_keys: frozenset[str] = field(default_factory=lambda: frozenset(CONTEXT_KEYS))
     max_items: int = 6
+    conformance_class: str = GENERIC
 
     @classmethod
-    def of(cls, *adapters: Receiver, max_items: int = 6) -> Profile:
-        """What every one of `adapters` (scrubcheck Adapters) can receive."""
+    def of(cls, *adapters: Receiver, max_items: int = 6,
+           conformance_class: str = GENERIC) -> Profile:
+        """What every one of `adapters` (scrubcheck Adapters) can receive, in
+        `conformance_class`."""
         features = set(FEATURES)
         keys = set(CONTEXT_KEYS)
         for adapter in adapters:
             features &= set(adapter.supported_features)
             keys &= set(adapter.accepted_context)
-        return cls(tuple(sorted(features)), frozenset(keys), max_items)
+        if conformance_class != GENERIC:
+            features, keys = set(), keys - {"delimiters"}
+        return cls(tuple(sorted(features)), frozenset(keys), max_items, conformance_class)
+
+    @property
+    def template(self) -> Template | None:
+        """The class's chat template (None in the generic class: anything goes)."""
+        if self.conformance_class == GENERIC:
+            return None
+        return registered_formats()[self.conformance_class].template
+
+    @property
+    def exact_case(self) -> bool:
+        """True when the class matches its delimiters in their own letter case only."""
+        return (self.conformance_class != GENERIC
+                and registered_formats()[self.conformance_class].case == "exact")
 
 
 class _Builder:
@@ -111,9 +135,15 @@ class _Builder:
                 enabled = (pick(ch, features),)
             elif mode == 2:
                 enabled = tuple(features)
+        template = self.profile.template
         prefill = "starts_in_reasoning" in keys and chance(ch, 4)
+        if template is not None and template.prefills_open != "sometimes":
+            # the class's template decides (SPEC section 12's within-class rule (c))
+            prefill = "starts_in_reasoning" in keys and template.prefills_open == "always"
         inline = {"inline_answer", "finish_reason"} <= keys and chance(ch, 4)
         skip = prefill and {"may_skip_reasoning", "finish_reason"} <= keys and chance(ch, 2)
+        if template is not None and not template.may_skip_reasoning:
+            skip = False
         finish: str | None = "stop"
         # a stream cut off by its length limit is common with or without the flags
         if "finish_reason" in keys and ch.below(2 if inline or skip else 4) == 1:
@@ -121,7 +151,8 @@ class _Builder:
         delimiters: tuple[CustomDelimiter, ...] = ()
         if "delimiters" in keys and chance(ch, 4):
             delimiters = pick(ch, CUSTOM_SETS)
-        return Context(prefill, inline, finish, enabled, skip, delimiters)
+        return Context(prefill, inline, finish, enabled, skip, delimiters,
+                       conformance_class=self.profile.conformance_class)
 
     def use(self, context: Context) -> None:
         self.vocabulary = context.vocabulary()
@@ -144,6 +175,8 @@ class _Builder:
             self.label("may-skip")
 
     def text_of(self, tag: Tag) -> str:
+        if self.profile.exact_case:
+            return tag.text
         style = self.ch.below(4)
         if style:
             self.label("case")
@@ -257,7 +290,7 @@ class _Builder:
     def code_content(self) -> str:
         ch = self.ch
         kind = ch.below(4)
-        if kind == 1 and not self.no_closes:
+        if kind == 1 and not self.no_closes and self.opens:
             opener = pick(ch, self.opens)
             return self.text_of(opener) + "x" + self.text_of(self.close_of(opener))
         if kind == 2:
@@ -340,6 +373,11 @@ class _Builder:
 
     def item(self, kind: str) -> list[Item]:
         ch = self.ch
+        if not self.opens and kind in ("block", "nested", "bypass", "splice"):
+            # a class with headers only (a channel grammar, SPEC 2a) has no plain block
+            kind = "harmony" if self.message_ends else "prose"
+        if kind in ("orphan", "marker") and not self.closes:  # markers only (answer wrappers)
+            kind = "marker" if self.markers else "prose"
         if kind == "block":
             return [self.block()]
         if kind == "span":
@@ -499,7 +537,8 @@ class _Builder:
         kinds = [k for k in SKIP_KINDS if k != "marker" or self.markers]
         while more(ch, len(items), self.profile.max_items, 3):
             items.extend(self.item(pick(ch, kinds)))
-        tail = self.unclosed(context, pick(ch, self.opens)) if chance(ch, 3) else None
+        tail = (self.unclosed(context, pick(ch, self.opens))
+                if chance(ch, 3) and self.opens else None)
         return StreamModel(context, None, tuple(items), tail, tuple(self.labels), skipped=True)
 
     def build(self) -> StreamModel:
@@ -522,7 +561,7 @@ class _Builder:
         items = self.items()
         tail = None
         ending = ch.below(6)
-        if ending == 1:
+        if ending == 1 and self.opens:
             tail = self.unclosed(context, pick(ch, self.opens))
         elif ending == 2:
             items.append(self.fence(unclosed=True))

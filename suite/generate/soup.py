@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from scrubcheck.generate.chooser import Chooser, more, pick
 from scrubcheck.generate.pieces import ODD_UNICODE, PUNCTUATION, WHITESPACE, WORDS
-from scrubcheck.vocabulary import Vocabulary, all_feature_tag_texts
+from scrubcheck.vocabulary import GENERIC, Vocabulary, all_feature_tag_texts
 
 STRUCTURE: tuple[str, ...] = (
     "`", "``", "```", "~~~", "\n", "    ", "<", ">", "/", "</", "\r\n", " ", "x",
@@ -23,7 +23,10 @@ def soup_tokens(vocabulary: Vocabulary) -> tuple[str, ...]:
     tags = [t.text for t in vocabulary.tags]
     halves = [t[: len(t) // 2] for t in tags] + [t[len(t) // 2 :] for t in tags]
     upper = [t.upper() for t in tags]
-    return tuple(dict.fromkeys([*tags, *STRUCTURE, *halves, *upper, *all_feature_tag_texts(),
+    others = all_feature_tag_texts()
+    if vocabulary.conformance_class != GENERIC:  # stay within the class (SPEC section 12)
+        upper, others = [], []
+    return tuple(dict.fromkeys([*tags, *STRUCTURE, *halves, *upper, *others,
                                 *WORDS, *PUNCTUATION, *WHITESPACE, *ODD_UNICODE]))
 
 

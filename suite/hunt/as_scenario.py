@@ -12,13 +12,16 @@ writes both.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from scrubcheck.checks.names import Check
 from scrubcheck.checks.registry import INVARIANT_RULES
 from scrubcheck.corpus.yamlwriter import entry_lines, scenario_entry
 from scrubcheck.hunt.finding import Finding
 from scrubcheck.hunt.violation import PROPERTIES
-from scrubcheck.model import Scenario
+from scrubcheck.model import GENERIC, Context, Scenario
 from scrubcheck.spec import RULES
+from scrubcheck.vocabulary import FEATURES
 
 DETAIL_LIMIT = 400
 
@@ -64,17 +67,31 @@ def finding_scenario(finding: Finding) -> Scenario | None:
         description=finding_description(finding),
         deltas=finding.violation.deltas or ("",),
         reasoning=finding.case.reasoning if expected is not None else (),
-        context=finding.case.context,
+        context=corpus_context(finding.case.context),
         visible=expected,
         source=_source(finding),
         labels=(finding.tool, finding.violation.check),
     )
 
 
+def corpus_context(context: Context) -> Context:
+    """A finding's context as a corpus scenario states it: a corpus has no class (the run
+    judging it does, SPEC section 12), so a stream drawn within a feature format's class
+    enables that feature instead, which the class reads alike; the class goes to the
+    scenario's source and comment (`--claim`)."""
+    judged = context.conformance_class
+    if judged == GENERIC:
+        return context
+    features = (judged,) if judged in FEATURES else ()
+    return replace(context, features=features, conformance_class=GENERIC)
+
+
 def _source(finding: Finding) -> str:
     seed = f" --seed {finding.seed}" if finding.seed is not None else ""
     against = f" --against {finding.against}" if finding.against else ""
-    return f"scrubcheck {finding.tool} --scrubber {finding.spec}{against}{seed}"
+    judged = finding.case.context.conformance_class
+    claim = f" --claim {judged}" if judged != GENERIC else ""
+    return f"scrubcheck {finding.tool} --scrubber {finding.spec}{against}{claim}{seed}"
 
 
 def _comment(finding: Finding) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from scrubcheck.claims import text_beyond
 from scrubcheck.generate import (
     Chooser,
     Profile,
@@ -57,14 +58,17 @@ class Case:
 
 def build_case(ch: Chooser, profile: Profile, *, soup: bool = True) -> Case | None:
     """A case from `ch`, or None when the structured stream drawn is not one the model
-    can vouch for (generators discard those)."""
+    can vouch for, or (in a format's class) holds a delimiter beyond the class
+    (generators discard those)."""
     if soup and ch.below(4) == 3:
         context = choose_context(ch, profile)
         text = choose_soup(ch, context.vocabulary())
+        if text_beyond(text, profile.conformance_class):
+            return None
         return Case(context, choose_partition(ch, text), choose_partition(ch, text),
                     ch.below(len(text) + 1))
     stream = build_stream(ch, profile)
-    if not stream.ok:
+    if not stream.ok or text_beyond(stream.text, profile.conformance_class):
         return None
     ranges = stream.tag_ranges()
     deltas = choose_partition(ch, stream.text, ranges)

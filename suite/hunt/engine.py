@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 from scrubcheck.adapters import Adapter
 from scrubcheck.checks.linear import LinearMeasurement
+from scrubcheck.claims import claimed_class
 from scrubcheck.corpus.shard import Shard
 from scrubcheck.generate import DrawChooser, Profile
 from scrubcheck.hunt.case import Case, build_case
@@ -32,7 +33,7 @@ from scrubcheck.hunt.database import open_database
 from scrubcheck.hunt.finding import Finding
 from scrubcheck.hunt.sandbox import Sandbox, load_scrubber
 from scrubcheck.hunt.violation import PropertyFailure, Violation, property_failure
-from scrubcheck.model import Context
+from scrubcheck.model import GENERIC, Context
 
 #: Past the deadline, a batch that is shrinking gets this long before it is cut short
 #: (the smallest failing case seen so far is kept instead of Hypothesis' final one).
@@ -58,6 +59,9 @@ class HuntSettings:
     #: K-1, K-1+N, K-1+2N, ... of the unsharded hunt's seed sequence, and the linear-time
     #: measurement only in shard 1, so N CI jobs search N disjoint seed ranges
     shard: Shard | None = None
+    #: the conformance class the cases are drawn within and judged in (SPEC section 12);
+    #: None: the class the scrubber claims, else generic
+    conformance_class: str | None = None
 
 
 @dataclass
@@ -70,6 +74,7 @@ class HuntResult:
     seconds: float = 0.0
     linear: LinearMeasurement | None = None
     errors: list[str] = field(default_factory=list)  # harness problems, never the scrubber's
+    conformance_class: str = GENERIC  # the class the cases were drawn within
 
 
 class _StopBatch(BaseException):  # noqa: N818 - a control signal, not an error
@@ -101,11 +106,13 @@ class _Hunt:
         self.options = options
         self.on_finding = on_finding or (lambda f: None)
         self.base_seed = options.seed if options.seed is not None else random.randrange(2**31)
-        self.result = HuntResult(adapter.spec, self.base_seed)
+        judged = claimed_class(adapter.claims, options.conformance_class)
+        self.result = HuntResult(adapter.spec, self.base_seed, conformance_class=judged)
         self.known: set[tuple[str, str]] = set()
         self.profile = Profile.of(adapter, *([against] if against else []),
-                                  max_items=options.max_items)
+                                  max_items=options.max_items, conformance_class=judged)
         key = adapter.spec + (f"--against-{against.spec}" if against else "")
+        key += f"--claim-{judged}" if judged != GENERIC else ""
         self.database = open_database(key, options.database)
         self.start = time.monotonic()
         self.deadline = self.start + options.seconds

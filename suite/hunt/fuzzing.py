@@ -29,6 +29,7 @@ from scrubcheck.adapters.resolve import spec_slug
 from scrubcheck.cachedir import cache_dir
 from scrubcheck.checks.linear import LinearMeasurement
 from scrubcheck.checks.names import Check
+from scrubcheck.claims import claimed_class
 from scrubcheck.generate import ListChooser
 from scrubcheck.hunt.case import Case, build_case
 from scrubcheck.hunt.finding import Finding
@@ -37,7 +38,7 @@ from scrubcheck.hunt.sandbox import Sandbox, load_scrubber
 from scrubcheck.hunt.shrink import shrink_choices, shrink_deltas
 from scrubcheck.hunt.target import FuzzTarget
 from scrubcheck.hunt.violation import Violation
-from scrubcheck.model import Context
+from scrubcheck.model import GENERIC, Context
 
 ARTIFACT = re.compile(r"^(crash|timeout|oom|leak|slow-unit)-[0-9a-f]+$")
 EXECUTED = re.compile(r"stat::number_of_executed_units:\s*(\d+)")
@@ -70,6 +71,10 @@ class FuzzSettings:
     stop: Callable[[Finding], bool] | None = None
     inputs: tuple[Path, ...] = ()  # only turn these inputs into findings, do not fuzz
     linear: bool = True  # measure R-ROBUST-2 (in the sandbox, once the fuzzing is done)
+    #: the conformance class inputs are decoded within (SPEC section 12); None: the class
+    #: the scrubber claims, else generic
+    conformance_class: str | None = None
+    formats: tuple[Path, ...] = ()  # --formats files, registered in the fuzzing processes too
 
 
 @dataclass
@@ -81,12 +86,17 @@ class FuzzResult:
     runs: int = 0  # child processes started
     replayed: int = 0  # saved crash inputs replayed first
     work_dir: str = ""
+    conformance_class: str = GENERIC  # the class the inputs were decoded within
     errors: list[str] = field(default_factory=list)
     linear: LinearMeasurement | None = None  # R-ROBUST-2, measured after the fuzzing
 
 
-def work_directory(spec: str, against: str | None, override: Path | None) -> Path:
+def work_directory(spec: str, against: str | None, override: Path | None,
+                   conformance_class: str = GENERIC) -> Path:
+    """Where a fuzz run keeps its corpus and crashes: one per scrubber, reference and class
+    (an input decodes into another stream in another class)."""
     key = spec + (f"--against-{against}" if against else "")
+    key += f"--claim-{conformance_class}" if conformance_class != GENERIC else ""
     return override or cache_dir() / "fuzz" / spec_slug(key)
 
 
@@ -137,11 +147,13 @@ class _Fuzz:
         self.against = against
         self.options = options
         self.on_finding = on_finding or (lambda f: None)
-        self.target = FuzzTarget(adapter, against)  # decodes; the sandbox runs the checks
+        judged = claimed_class(adapter.claims, options.conformance_class)
+        # decodes; the sandbox runs the checks
+        self.target = FuzzTarget(adapter, against, conformance_class=judged)
         self.sandbox = sandbox
-        self.result = FuzzResult(adapter.spec)
+        self.result = FuzzResult(adapter.spec, conformance_class=judged)
         self.work = work_directory(adapter.spec, against.spec if against else None,
-                                   options.work_dir)
+                                   options.work_dir, judged)
         self.result.work_dir = str(self.work)
         self.crashes = self.work / "crashes"
         self.start = time.monotonic()
@@ -235,6 +247,9 @@ class _Fuzz:
                 self.adapter.spec, "--known", str(known), "--collect", str(self.crashes)]
         if self.against is not None:
             args += ["--against", self.against.spec]
+        args += ["--claim", self.result.conformance_class]
+        for path in self.options.formats:
+            args += ["--formats", str(path)]
         return args + [
             "--", str(self.work / "corpus"), str(self.work / "seeds"),
             f"-max_total_time={seconds}", f"-seed={seed}",

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from scrubcheck.claims import text_beyond
 from scrubcheck.generate import BytesChooser, Profile
 from scrubcheck.hunt.case import Case, build_case
 from scrubcheck.model import FINISH_REASONS, Context
@@ -39,17 +40,26 @@ def decode(data: bytes, profile: Profile) -> Decoded:
 
 
 def soup_context(head: int, profile: Profile) -> Context:
+    """The context bits of a soup input, as `profile` can receive them (in a format's
+    class, pre-fill as its template writes it: SPEC section 12)."""
     keys = profile.context_keys
     prefill = bool(head & 2) and "starts_in_reasoning" in keys
+    template = profile.template
+    if template is not None and template.prefills_open != "sometimes":
+        prefill = "starts_in_reasoning" in keys and template.prefills_open == "always"
     inline = bool(head & 4) and {"inline_answer", "finish_reason"} <= keys
     finish = FINISH_REASONS[((head >> 3) & 7) % len(FINISH_REASONS)] if inline else "stop"
     features = profile.features if head & 64 else ()
-    return Context(prefill, inline, finish, tuple(features))
+    return Context(prefill, inline, finish, tuple(features),
+                   conformance_class=profile.conformance_class)
 
 
-def _soup(head: int, body: bytes, profile: Profile) -> Case:
+def _soup(head: int, body: bytes, profile: Profile) -> Case | None:
+    """A soup case, or None when its text is beyond the profile's class."""
     deltas = tuple(part.decode("utf-8", "surrogateescape") for part in body.split(SEPARATOR))
     text = "".join(deltas)
+    if text_beyond(text, profile.conformance_class):
+        return None
     return Case(soup_context(head, profile), deltas, tuple(text) or ("",), len(text) // 2)
 
 

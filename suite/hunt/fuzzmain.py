@@ -105,13 +105,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--against")
     parser.add_argument("--known")
     parser.add_argument("--collect", help="write failing inputs here and keep fuzzing")
+    parser.add_argument("--claim", default="generic", help="the conformance class to decode in")
+    parser.add_argument("--formats", action="append", default=[],
+                        help="a format file the parent registered (repeatable)")
     args = parser.parse_args(ours)
 
     import atheris
 
     from scrubcheck.adapters import load_adapter
     from scrubcheck.hunt.target import FuzzTarget
+    from scrubcheck.vocabulary import register_formats
 
+    if args.formats:
+        register_formats([Path(p) for p in args.formats])
     adapter = load_adapter(args.scrubber)
     against = load_adapter(args.against) if args.against else None
     import scrubcheck.specmodel  # noqa: F401 - load everything the checks use, then instrument
@@ -121,7 +127,8 @@ def main(argv: list[str] | None = None) -> None:
     log = CappedText(sys.stderr)
     sys.stdout = sys.stderr = log
     collect = Path(args.collect) if args.collect else None
-    target = FuzzTarget(adapter, against, read_known(args.known), collect=collect)
+    target = FuzzTarget(adapter, against, read_known(args.known), collect=collect,
+                        conformance_class=args.claim)
     atheris.Setup([sys.argv[0], *libfuzzer], target)
     atheris.Fuzz()
 

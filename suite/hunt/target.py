@@ -21,6 +21,7 @@ from scrubcheck.hunt.case import Case
 from scrubcheck.hunt.fuzzinput import Decoded, decode
 from scrubcheck.hunt.properties import first_violation
 from scrubcheck.hunt.violation import PROPERTIES, PropertyFailure, Violation, property_failure
+from scrubcheck.model import GENERIC
 
 
 class FuzzTarget:
@@ -30,12 +31,13 @@ class FuzzTarget:
 
     def __init__(self, adapter: Adapter, against: Adapter | None = None,
                  known: Iterable[tuple[str, str]] = (), max_items: int = 8,
-                 collect: Path | None = None) -> None:
+                 collect: Path | None = None, conformance_class: str = GENERIC) -> None:
         self.adapter = adapter
         self.against = against
         self.known = set(known)
         self.collect = collect
-        self.profile = Profile.of(adapter, *([against] if against else []), max_items=max_items)
+        self.profile = Profile.of(adapter, *([against] if against else []), max_items=max_items,
+                                  conformance_class=conformance_class)
 
     def decode(self, data: bytes) -> Decoded:
         return decode(data, self.profile)
