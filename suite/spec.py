@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-SPEC_VERSION = "1.3.0"
+SPEC_VERSION = "1.4.0"
 
 
 class Level(StrEnum):
@@ -44,6 +44,7 @@ RULES: dict[str, Rule] = {
         Rule("R-BLOCK-2", Level.MUST, "a block ends at the first same-name close; no nesting"),
         Rule("R-BLOCK-3", Level.MUST, "several, empty and mid-line blocks"),
         Rule("R-BLOCK-4", Level.MUST, "other-name or unknown closes do not end a block"),
+        Rule("R-BLOCK-5", Level.MUST, "a tool section that ends reasoning ends the block"),
         Rule("R-CODE-1", Level.MUST, "tags in inline code spans are literal"),
         Rule("R-CODE-2", Level.MUST, "tags in fenced code blocks are literal"),
         Rule("R-CODE-3", Level.MUST, "unmatched or unequal backticks guard nothing"),

@@ -43,6 +43,8 @@ class Feature:
     #: the answer wrappers among `markers`, as (open, close): generators write the answer
     #: inside them, where a lone marker stands between reasoning and answer
     wrappers: tuple[tuple[str, str], ...] = ()
+    #: the opens among `pairs` of tool sections that end a reasoning block (SPEC R-BLOCK-5)
+    tool_ends: tuple[str, ...] = ()
 
 
 def feature_of(fmt: Format) -> Feature:
@@ -52,6 +54,7 @@ def feature_of(fmt: Format) -> Feature:
     pairs: list[tuple[str, tuple[str, ...]]] = []
     markers: list[str] = []
     wrappers: list[tuple[str, str]] = []
+    tool_ends: list[str] = []
     grammar = fmt.grammar
     if grammar is not None:
         pairs += [(grammar.start, (grammar.message,)), (grammar.channel, (grammar.message,))]
@@ -59,6 +62,8 @@ def feature_of(fmt: Format) -> Feature:
     for d in fmt.delimiters:
         if d.kind in PAIR_KINDS:
             pairs.append((d.open, d.closes))
+            if d.ends_reasoning:
+                tool_ends.append(d.open)
         elif d.kind == "marker":
             markers.append(d.text)
         elif d.kind == "answer-wrapper":
@@ -67,7 +72,7 @@ def feature_of(fmt: Format) -> Feature:
     return Feature(fmt.name, tuple(pairs), tuple(markers), fmt.title,
                    fmt.sources[0].url if fmt.sources else "",
                    grammar.ends if grammar is not None else (), grammar is not None, fmt.sample,
-                   tuple(wrappers))
+                   tuple(wrappers), tuple(tool_ends))
 
 
 def _base_format() -> Format:
@@ -174,13 +179,16 @@ class Tag:
     `names` pair opens with closes: a block opened by an open tag ends at a close
     that shares one of its names. A delimiter that several pairs share (harmony's and
     Solar Open's `<|end|>`, a caller's pair reusing `<think>`) carries all their names.
-    `header`: a harmony header open or close (SPEC R-HARMONY-1).
+    `header`: a harmony header open or close (SPEC R-HARMONY-1). `ends`: for the open
+    of a tool section that ends reasoning (SPEC R-BLOCK-5), the names of the blocks it
+    ends (its format's reasoning pairs'); it then opens its own.
     """
 
     text: str
     kind: TagKind
     names: frozenset[str]
     header: bool = False
+    ends: frozenset[str] = frozenset()
 
     @property
     def name(self) -> str:
@@ -264,13 +272,18 @@ class Vocabulary:
         return self.by_folded.get(fold(text))
 
     def closes_of(self, tag: Tag) -> list[Tag]:
-        """The closes that end a block opened by `tag` (SPEC R-BLOCK-2, R-CUSTOM-2)."""
-        return [t for t in self.by_folded.values() if t.kind == "close" and t.names & tag.names]
+        """What ends a block opened by `tag`: the closes of its names (SPEC R-BLOCK-2,
+        R-CUSTOM-2), and the opens of tool sections that end it (R-BLOCK-5), which then
+        open their own block."""
+        return [t for t in self.by_folded.values()
+                if (t.kind == "close" and t.names & tag.names) or t.ends & tag.names]
 
     def block_closes(self) -> list[Tag]:
-        """The closes that end a pre-filled block (SPEC R-ORPHAN-2): every close except
-        harmony's `<|message|>`, which ends a header and never reasoning."""
-        return [t for t in self.by_folded.values() if t.kind == "close" and not t.header]
+        """What ends a pre-filled block (SPEC R-ORPHAN-2): every close except harmony's
+        `<|message|>`, which ends a header and never reasoning, and every open of a tool
+        section that ends reasoning (R-BLOCK-5)."""
+        return [t for t in self.by_folded.values()
+                if (t.kind == "close" and not t.header) or t.ends]
 
 
 def default_tags() -> list[Tag]:
@@ -284,9 +297,12 @@ def default_tags() -> list[Tag]:
 def feature_tags(feature: Feature) -> list[Tag]:
     """Every delimiter of `feature` (a text that two of its pairs share appears twice)."""
     tags = []
+    reasoning = frozenset(f"{feature.name}:{i}" for i, (open_text, _) in
+                          enumerate(feature.pairs, start=1) if open_text not in feature.tool_ends)
     for i, (open_text, closes) in enumerate(feature.pairs, start=1):
         name = frozenset({HARMONY_HEADER if feature.header else f"{feature.name}:{i}"})
-        tags.append(Tag(open_text, TagKind.OPEN, name, feature.header))
+        ended = reasoning if open_text in feature.tool_ends else frozenset()
+        tags.append(Tag(open_text, TagKind.OPEN, name, feature.header, ended))
         tags.extend(Tag(c, TagKind.CLOSE, name, feature.header) for c in closes)
     # a channel grammar's ends close its hidden messages, whatever the format's name
     ends = frozenset({HARMONY_MESSAGE if feature.header else f"{feature.name}:message"})
@@ -358,7 +374,8 @@ def _checked(tags: list[Tag]) -> dict[str, Tag]:
             raise DelimiterError(f"{tag.text!r} would be both {known.kind} and {tag.kind} "
                                  "(one text is one kind of delimiter)")
         else:  # one tag shared by several pairs (SPEC R-CUSTOM-2)
-            by_folded[key] = Tag(known.text, known.kind, known.names | tag.names, known.header)
+            by_folded[key] = Tag(known.text, known.kind, known.names | tag.names, known.header,
+                                 known.ends | tag.ends)
     _check_prefix_free(by_folded)
     return by_folded
 

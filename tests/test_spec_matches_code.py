@@ -90,3 +90,12 @@ def test_a_feature_row_has_the_delimiters_of_the_code(spec_text: str, name: str)
         return
     table = (_positions(opens, closes), _code_spans(markers))
     assert table == _table_view(feature), f"{name}: SPEC.md and vocabulary.py differ"
+
+
+def test_the_feature_table_is_the_one_the_registry_writes(spec_text: str) -> None:
+    """A new format file needs no hand-made row: regenerate writes the table."""
+    from scrubcheck.regenerate.spec_table import updated
+
+    assert updated(spec_text) == spec_text, (
+        "SPEC.md's feature table differs from the format registry: run "
+        "`scrubcheck regenerate --only spec-table`")

@@ -384,7 +384,7 @@ class ReferenceScrubber:
         if held.in_block:  # R-CODE-5: a close inside a span of the block's text is text
             end = guarded_until(self._block.runs, index, offset, in_block=True)
             if end is None:
-                self._leave_block()
+                self._leave_block(held.tag)
                 return offset
             self._keep(line[offset:end])
             self._block.runs.reset()
@@ -704,13 +704,17 @@ class ReferenceScrubber:
         b.line = [] if self._inline_answer and recover else None
         b.has_newline = False
 
-    def _leave_block(self) -> None:
-        """A close ended the block (R-BLOCK-2); a header decides what follows it."""
+    def _leave_block(self, tag: Tag | None = None) -> None:
+        """A close ended the block (R-BLOCK-2); a header decides what follows it; the
+        open of a tool section that ends reasoning starts that section (R-BLOCK-5)."""
         header, self._header = self._header, None
         self._mode = ANSWER
         self._block.closes = None
         self._block.line = None
         self._skip_text = None  # R-SKIP-3: a close ended the pre-filled block: reasoning
+        if tag is not None and tag.kind == "open":  # R-BLOCK-5: hidden to its own close
+            self._enter_block(self._tables.closes_by_name[tag.names])
+            return
         if header is not None and not message_is_visible(header.opened_by_start,
                                                          "".join(header.parts)):
             # SPEC R-HARMONY-2: analysis, tool calls, other roles: hidden to the message's end
@@ -829,7 +833,7 @@ class ReferenceScrubber:
         if self._block.runs.open_run:  # R-CODE-5, R-CODE-6: judged with its line
             self._held = HeldTag(raw, tag, in_block=True, parts=[raw])
             return
-        self._leave_block()
+        self._leave_block(tag)
 
     # --------------------------------------------------------- end of stream
     def _end_of_stream(self, finish_reason: str | None, allow_recovery: bool) -> None:

@@ -20,6 +20,7 @@ FENCE      its closing fence line                       ANSWER     R-CODE-2 [_sc
 BLOCK      a close of its names (outside a span)        ANSWER     R-BLOCK-2 [_close]
 BLOCK      a close after an open run on its line        held line  R-CODE-5 [_close]
 BLOCK      a hidden harmony header ends                 BLOCK      R-HARMONY-2 [_leave_block]
+BLOCK      a tool section that ends reasoning opens     BLOCK      R-BLOCK-5 [_leave_block]
 BLOCK      end of stream, unclosed                      (gone)     R-UNCLOSED-1 [_unclosed_block]
 BLOCK      end of stream, recoverable last line         ANSWER     R-UNCLOSED-2 [_unclosed_block]
 BLOCK      end of stream, pre-filled, may skip          ANSWER     R-SKIP-1 [_end_of_stream]

@@ -36,6 +36,7 @@ FAMILIES: dict[str, Family] = {
         family_shapes.SHAPES_FAMILY,
         family_shapes.CROSS_FAMILY,
         family_shapes.PREFILL_FAMILY,
+        family_shapes.TOOL_ENDS_FAMILY,
         family_unclosed.FAMILY,
         family_skip.FAMILY,
         family_harmony.FAMILY,

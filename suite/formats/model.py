@@ -69,7 +69,9 @@ class Delimiter:
 
     `kind` is one of PAIR_KINDS (`open` and `closes`), `marker` (`text`),
     `answer-wrapper` (`open` and `closes[0]`, both removed like markers, the content
-    kept) or `channel-grammar` (`grammar`)."""
+    kept) or `channel-grammar` (`grammar`). `ends_reasoning` (a tool section only):
+    its open also ends a reasoning block of the format it stands in (SPEC R-BLOCK-5),
+    as most servers' parsers read a tool call the model starts while reasoning."""
 
     kind: str
     open: str = ""
@@ -77,6 +79,7 @@ class Delimiter:
     text: str = ""
     grammar: ChannelGrammar | None = None
     line: int = 0
+    ends_reasoning: bool = False
 
     def texts(self) -> tuple[str, ...]:
         """Every delimiter text this entry adds to a vocabulary."""

@@ -123,23 +123,38 @@ def _semantic_problems(data: LineDict, path: Path) -> list[Problem]:
             problems.append(Problem(("delimiters", i), "a channel grammar reads headers with "
                                     "harmony's tokens (SPEC section 2a): "
                                     f"{astuple(HARMONY_TOKENS)}, not {given}"))
-    seen: dict[str, int] = {}
+    for i, entry in enumerate(data["delimiters"]):
+        if "ends_reasoning" in entry and entry["kind"] != "tool-section":
+            problems.append(Problem(("delimiters", i), "ends_reasoning belongs to a "
+                                    f"tool-section, not a {entry['kind']} (SPEC R-BLOCK-5)"))
+    seen: dict[str, tuple[int, bool]] = {}
     for i, entry in enumerate(data["delimiters"]):
         for text in _entry_texts(entry):
             problem = _text_problem(text)
             if problem:
                 problems.append(Problem(("delimiters", i), problem))
             folded = text.lower() if text.isascii() else text
-            if folded in seen and not _shared_close(entry, text):
+            close = _reasoning_close(entry, text)
+            if folded in seen and not _shared_close(entry, text) \
+                    and not (close and seen[folded][1]):
                 problems.append(Problem(("delimiters", i), f"{text!r} is already a delimiter "
-                                        f"of this format (entry {seen[folded] + 1})"))
-            seen.setdefault(folded, i)
+                                        f"of this format (entry {seen[folded][0] + 1})"))
+            seen.setdefault(folded, (i, close))
     return problems
 
 
 def _shared_close(entry: LineDict, text: str) -> bool:
     """A grammar's message token is both header closes' (start and channel share it)."""
     return entry["kind"] == "channel-grammar" and text == entry["message"]
+
+
+def _reasoning_close(entry: LineDict, text: str) -> bool:
+    """A close of a reasoning pair: two pairs of one format may share one (SPEC
+    R-CUSTOM-2), as two spellings of an open ended by the same phrase do."""
+    if entry["kind"] not in ("pair", "special-token-pair"):
+        return False
+    close = entry["close"]
+    return text in ([close] if isinstance(close, str) else close)
 
 
 def _entry_texts(entry: LineDict) -> list[str]:
@@ -193,4 +208,5 @@ def _delimiter(entry: LineDict, line: int) -> Delimiter:
     close = entry["close"]
     closes = (close,) if isinstance(close, str) else tuple(close)
     assert kind in (*PAIR_KINDS, "answer-wrapper"), kind  # the schema's enum
-    return Delimiter(kind, open=entry["open"], closes=closes, line=line)
+    return Delimiter(kind, open=entry["open"], closes=closes, line=line,
+                     ends_reasoning=bool(entry.get("ends_reasoning", False)))

@@ -10,6 +10,7 @@ from scrubcheck.vocabulary import build_vocabulary, fold
 #: builder label -> the SPEC rules a stream with that shape exercises
 LABEL_RULES: dict[str, tuple[str, ...]] = {
     "block": ("R-BLOCK-1",),
+    "tool-ends-block": ("R-BLOCK-1", "R-BLOCK-5"),
     "empty-block": ("R-BLOCK-3",),
     "open-in-block": ("R-BLOCK-2",),
     "nested": ("R-BLOCK-2", "R-ORPHAN-1"),

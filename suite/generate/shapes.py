@@ -163,6 +163,9 @@ class _Builder:
         self.closes = [t for t in tags if t.kind == "close"]
         self.block_closes = self.vocabulary.block_closes()
         self.markers = [t for t in tags if t.kind == "marker"]
+        #: (reasoning open, tool-section open that ends its block): R-BLOCK-5
+        self.tool_ends = [(o, t) for o in self.opens for t in self.vocabulary.closes_of(o)
+                          if t.kind == "open"]
         self.message_ends = [t for t in tags if HARMONY_MESSAGE in t.names]
         self.foreign = foreign_delimiters(self.vocabulary)
         self.literals = answer_literals(self.vocabulary)
@@ -184,7 +187,7 @@ class _Builder:
 
     def close_of(self, tag: Tag) -> Tag:
         """One of the closes that end `tag`'s block (some pairs have several)."""
-        return pick(self.ch, self.vocabulary.closes_of(tag))
+        return pick(self.ch, [t for t in self.vocabulary.closes_of(tag) if t.kind == "close"])
 
     # -- reasoning -------------------------------------------------------------
     def canaries(self) -> str:
@@ -363,6 +366,19 @@ class _Builder:
         reasoning = self.reasoning(ends, one_line=one_line, stray=stray)
         return Block(self.text_of(opener), reasoning, self.text_of(closer))
 
+    def tool_block(self) -> Block | None:
+        """R-BLOCK-5: a block that a tool section of its format ends (the model starts
+        a tool call while reasoning), the section closed; None when no open has one."""
+        ch = self.ch
+        if not self.tool_ends:
+            return None
+        opener, section = pick(ch, self.tool_ends)
+        self.label("tool-ends-block")
+        reasoning = self.reasoning(self.vocabulary.closes_of(opener))
+        body = pick(ch, ('call:get_weather{city:"Oslo"}', "functions.lookup:0 {}", " [] "))
+        close = self.text_of(self.close_of(section))
+        return Block(self.text_of(opener), reasoning, self.text_of(section), (body, close))
+
     def items(self) -> list[Item]:
         ch = self.ch
         items: list[Item] = []
@@ -379,7 +395,10 @@ class _Builder:
         if kind in ("orphan", "marker") and not self.closes:  # markers only (answer wrappers)
             kind = "marker" if self.markers else "prose"
         if kind == "block":
-            return [self.block()]
+            # R-BLOCK-5 (drawn only where a format has such a tool section, so the
+            # draws of every other vocabulary are what they were)
+            tool = self.tool_block() if self.tool_ends and chance(ch, 4) else None
+            return [tool or self.block()]
         if kind == "span":
             return [self.span()]
         if kind == "fence":
@@ -555,7 +574,8 @@ class _Builder:
                 return StreamModel(context, None, (), self.unclosed(context, None),
                                    tuple(self.labels))
             reasoning = self.reasoning(list(self.block_closes))
-            prefill = Prefill(reasoning, self.text_of(pick(ch, self.block_closes)))
+            closes = [t for t in self.block_closes if t.kind == "close"]
+            prefill = Prefill(reasoning, self.text_of(pick(ch, closes)))
         else:
             prefill = None
         items = self.items()

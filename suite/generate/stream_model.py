@@ -66,9 +66,13 @@ class Answer:
 
 @dataclass(frozen=True)
 class Block:
+    """A reasoning block. With `tool` (body, close), `close` is the open of a tool
+    section that ends the block (R-BLOCK-5), and the section runs on to its own close."""
+
     open: str
     reasoning: Reasoning
     close: str
+    tool: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -266,10 +270,21 @@ class _Renderer:
         tag = self.tag(block.open, ("open",))
         if tag.header:
             raise _Invalid(f"{block.open!r} opens a harmony header, not a block")
-        if self.tag(block.close, ("close",)) not in self.same_name(tag):
-            raise _Invalid(f"{block.close!r} does not close {block.open!r}")
+        kinds = ("close",) if block.tool is None else ("open",)
+        if self.tag(block.close, kinds) not in self.same_name(tag):
+            raise _Invalid(f"{block.close!r} does not end {block.open!r}")
         self.block_body(block.reasoning, block.close, self.same_name(tag))
-        self.removed((TAG, block.open), (REASONING, block.reasoning.text), (TAG, block.close))
+        if block.tool is None:
+            self.removed((TAG, block.open), (REASONING, block.reasoning.text),
+                         (TAG, block.close))
+            return
+        body, close = block.tool  # R-BLOCK-5: the tool section runs to its own close
+        section = self.tag(block.close, ("open",))
+        if self.tag(close, ("close",)) not in self.same_name(section):
+            raise _Invalid(f"{close!r} does not close the tool section {block.close!r}")
+        self.block_body(Reasoning(((NOISE, body),)), close, self.same_name(section))
+        self.removed((TAG, block.open), (REASONING, block.reasoning.text), (TAG, block.close),
+                     (REASONING, body), (TAG, close))
 
     def item(self, item: Item) -> None:
         if isinstance(item, Answer):

@@ -31,7 +31,7 @@ from scrubcheck.corpus.fingerprint import corpus_digest
 from scrubcheck.matrix import run_matrix, write_matrix
 from scrubcheck.matrix.rows import Row
 from scrubcheck.peers import Manifest, read_marker, shipped_manifests
-from scrubcheck.regenerate import readme
+from scrubcheck.regenerate import readme, spec_table
 from scrubcheck.reports import read_report, write_reports
 from scrubcheck.reports.coverage import render as render_coverage
 from scrubcheck.results import RunResult
@@ -266,6 +266,31 @@ def _generic(settings: RunSettings) -> RunSettings:
     return replace(settings, conformance_class="generic")
 
 
+class SpecTable(Target):
+    name = "spec-table"
+    about = "SPEC.md's feature table (R-VOCAB-3), one row per format of the registry"
+
+    def _texts(self, ctx: Context) -> tuple[str, str]:
+        current = (ctx.root / "SPEC.md").read_text(encoding="utf-8")
+        try:
+            return current, spec_table.updated(current)
+        except spec_table.SpecTableError as exc:
+            raise CannotRegenerate(str(exc)) from exc
+
+    def stale(self, ctx: Context) -> str | None:
+        try:
+            current, fresh = self._texts(ctx)
+        except (OSError, CannotRegenerate) as exc:
+            return str(exc)
+        return None if fresh == current else "its rows differ from the format registry"
+
+    def build(self, ctx: Context) -> list[Path]:
+        _, fresh = self._texts(ctx)
+        path = ctx.root / "SPEC.md"
+        path.write_text(fresh, encoding="utf-8")
+        return [path]
+
+
 class Readme(Target):
     name = "readme"
     about = ("README.md's quotes of the reports: the matrix headline table, the gateway "
@@ -398,5 +423,5 @@ class History(Target):
 
 
 #: every target, in the order they are built (the README quotes the others)
-TARGETS: tuple[Target, ...] = (Coverage(), Reference(), Matrix(), History(), Gateways(),
-                               Readme())
+TARGETS: tuple[Target, ...] = (SpecTable(), Coverage(), Reference(), Matrix(), History(),
+                               Gateways(), Readme())

@@ -363,6 +363,11 @@ class _Reader:
 
     def close_block(self, block: _Block, at: int, after: int) -> int:
         self.mode, self.block = Mode.ANSWER, None
+        tag = self.vocabulary.lookup(self.text[at:after])
+        if tag is not None and tag.kind == "open":  # R-BLOCK-5: a tool section ends it
+            self.block = _Block(Matcher.of(self.vocabulary.closes_of(tag)), after, Kind.BLOCK)
+            self.mode = Mode.BLOCK
+            return after
         if block.kind is Kind.HEADER and not shows_message(self.text[block.start:at],
                                                            block.by_start):
             ends = [t for t in self.vocabulary.tags if HARMONY_MESSAGE in t.names]
