@@ -45,6 +45,8 @@ class Feature:
     wrappers: tuple[tuple[str, str], ...] = ()
     #: the opens among `pairs` of tool sections that end a reasoning block (SPEC R-BLOCK-5)
     tool_ends: tuple[str, ...] = ()
+    #: the opens among `pairs` of every tool section (the others open reasoning)
+    tools: tuple[str, ...] = ()
 
 
 def feature_of(fmt: Format) -> Feature:
@@ -55,6 +57,7 @@ def feature_of(fmt: Format) -> Feature:
     markers: list[str] = []
     wrappers: list[tuple[str, str]] = []
     tool_ends: list[str] = []
+    tools: list[str] = []
     grammar = fmt.grammar
     if grammar is not None:
         pairs += [(grammar.start, (grammar.message,)), (grammar.channel, (grammar.message,))]
@@ -62,6 +65,8 @@ def feature_of(fmt: Format) -> Feature:
     for d in fmt.delimiters:
         if d.kind in PAIR_KINDS:
             pairs.append((d.open, d.closes))
+            if d.kind == "tool-section":
+                tools.append(d.open)
             if d.ends_reasoning:
                 tool_ends.append(d.open)
         elif d.kind == "marker":
@@ -72,7 +77,7 @@ def feature_of(fmt: Format) -> Feature:
     return Feature(fmt.name, tuple(pairs), tuple(markers), fmt.title,
                    fmt.sources[0].url if fmt.sources else "",
                    grammar.ends if grammar is not None else (), grammar is not None, fmt.sample,
-                   tuple(wrappers), tuple(tool_ends))
+                   tuple(wrappers), tuple(tool_ends), tuple(tools))
 
 
 def _base_format() -> Format:
@@ -298,7 +303,7 @@ def feature_tags(feature: Feature) -> list[Tag]:
     """Every delimiter of `feature` (a text that two of its pairs share appears twice)."""
     tags = []
     reasoning = frozenset(f"{feature.name}:{i}" for i, (open_text, _) in
-                          enumerate(feature.pairs, start=1) if open_text not in feature.tool_ends)
+                          enumerate(feature.pairs, start=1) if open_text not in feature.tools)
     for i, (open_text, closes) in enumerate(feature.pairs, start=1):
         name = frozenset({HARMONY_HEADER if feature.header else f"{feature.name}:{i}"})
         ended = reasoning if open_text in feature.tool_ends else frozenset()

@@ -130,7 +130,7 @@ def _tool_ends() -> Iterator[tuple[str, str, str, str, str]]:
     """(key, feature, reasoning open, its close, tool open, tool close) of every feature's
     tool section that ends reasoning, with each of that feature's reasoning pairs."""
     for name, feature in FEATURES.items():
-        reasoning = [(o, c) for o, c in feature.pairs if o not in feature.tool_ends]
+        reasoning = [(o, c) for o, c in feature.pairs if o not in feature.tools]
         for t, (tool_open, tool_closes) in enumerate(feature.pairs, start=1):
             if tool_open not in feature.tool_ends:
                 continue
