@@ -163,6 +163,8 @@ def test_the_grid_counts_are_the_matrix_rule_group_counts(site: Path, matrix: Pa
     data = json.loads(matrix.read_text(encoding="utf-8"))
     cells = {}
     for label in _parse(site / "index.html").aria:
+        if ", class " in label:  # the class grid: test_the_class_grid_counts_within_each_class
+            continue
         match = re.fullmatch(r"(.+), (\w+): (\d+) pass, (\d+) leak, (\d+) fail", label)
         assert match, label
         cells[(match[1], match[2])] = tuple(map(int, match.groups()[2:]))
@@ -171,6 +173,35 @@ def test_the_grid_counts_are_the_matrix_rule_group_counts(site: Path, matrix: Pa
             want = (counts.get("PASS", 0), counts.get("LEAK", 0),
                     counts.get("FAIL", 0) + counts.get("SHOULD", 0) + counts.get("ERROR", 0))
             assert cells[(row["name"], group)] == want, (row["name"], group)
+
+
+def test_the_class_grid_counts_within_each_class_and_marks_the_claim(tmp_path: Path) -> None:
+    """The committed matrix's rows claim classes: each class cell counts what the matrix's
+    own within-claim reading counts for that class, and the claimed cell is marked."""
+    from scrubcheck.matrix.within_claim import row_claim, within_claim
+
+    out = tmp_path / "site"
+    assert build(COMMITTED, out) == 0
+    html = (out / "index.html").read_text(encoding="utf-8")
+    cells = {}
+    for label in _parse(out / "index.html").aria:
+        match = re.fullmatch(r"(.+), class ([\w-]+): (\d+) pass, (\d+) leak, (\d+) fail", label)
+        if match:
+            cells[(match[1], match[2])] = tuple(map(int, match.groups()[2:]))
+    data = json.loads(COMMITTED.read_text(encoding="utf-8"))
+    checked = 0
+    for row in data["rows"]:
+        if row.get("status") != "ran":
+            continue
+        claim = row_claim(row["name"])
+        within = within_claim(claim, row["verdicts"]).values()
+        want = (sum(v == "PASS" for v in within), sum(v == "LEAK" for v in within),
+                sum(v in ("FAIL", "SHOULD", "ERROR") for v in within))
+        assert cells[(row["name"], claim)] == want, row["name"]
+        checked += 1
+    assert checked > 10
+    assert html.count('data-claimed="yes"') == checked
+    assert 'id="f-class"' in html
 
 
 def test_the_implementation_page_marks_the_leak_and_shows_badge_and_command(site: Path) -> None:

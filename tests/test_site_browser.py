@@ -141,6 +141,12 @@ def test_a_filter_narrows_the_grid_and_the_url_restores_it(site: Path, tab: Watc
     _shot(tab, "index-filtered.png")
     tab.page.click("#f-reset")
     assert _grid_rows(tab) == 3 and "#" not in tab.page.url
+    # the class filter: every row here claims generic, which judges every scenario
+    total = tab.page.locator("#grid-count").inner_text()
+    tab.page.select_option("#f-class", "generic")
+    assert "class=generic" in tab.page.url
+    assert tab.page.locator("#grid-count").inner_text() == total
+    assert tab.page.locator("#class-grid td[data-claimed]").count() == 3
 
 
 def test_implementation_and_scenario_pages_open_from_the_index(site: Path, tab: Watched) -> None:

@@ -1,7 +1,7 @@
 (function () {
   'use strict';
   var data = JSON.parse(document.getElementById('site-data').textContent);
-  var FIELDS = ['impl', 'rule', 'area', 'verdict', 'q'];
+  var FIELDS = ['impl', 'class', 'rule', 'area', 'verdict', 'q'];
   var BUCKET = {P: 'pass', L: 'leak', F: 'fail', S: 'fail', E: 'fail'};
   var SHOWN = 100;
   function field(name) { return document.getElementById('f-' + name); }
@@ -29,6 +29,7 @@
     var q = s.q.trim().toLowerCase();
     var group = s.rule ? data.groups.indexOf(s.rule) : -1;
     var area = s.area ? data.areas.indexOf(s.area) : -1;
+    var cls = s['class'] ? data.classes.indexOf(s['class']) : -1;
     var impls = [];
     data.impls.forEach(function (impl, i) { if (!s.impl || impl.n === s.impl) { impls.push(i); } });
     var counts = impls.map(function () {
@@ -38,6 +39,7 @@
     var matching = [];
     data.scen.forEach(function (sc) {
       if (area >= 0 && sc[1] !== area) { return; }
+      if (cls >= 0 && sc[4].indexOf(cls) < 0) { return; }
       if (group >= 0 && sc[2].indexOf(group) < 0) { return; }
       if (q && sc[0].toLowerCase().indexOf(q) < 0) { return; }
       var any = false;

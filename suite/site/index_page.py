@@ -9,8 +9,10 @@ The per-scenario verdicts travel as one letter per implementation, which keeps
 the whole page to a few hundred kilobytes for the full corpus; each scenario's
 stream and outputs live on its own page.
 
-A class axis (conformance classes) is one more list in the data and one more
-select; the counts per cell stay pass / leak / fail.
+The class grid (implementation × conformance class, SPEC section 12) is drawn on
+the server too: each row's claimed class is marked, and a cell counts the scenarios
+the class judges as the generic class does. The class select narrows the rule-group
+grid and the scenario list to the scenarios within the chosen class.
 """
 
 from __future__ import annotations
@@ -34,10 +36,39 @@ def index_data(site: SiteData) -> dict:
     for scenario_id in site.ids:
         letters = "".join(LETTERS.get(i.verdicts.get(scenario_id, ""), NOT_RUN)
                           for i in site.impls)
+        within = [k for k, c in enumerate(site.classes) if scenario_id in site.within[c]]
         scen.append([scenario_id, areas[site.area_of(scenario_id) or "(not in corpus)"],
-                     [groups[g] for g in site.groups_of(scenario_id)], letters])
+                     [groups[g] for g in site.groups_of(scenario_id)], letters, within])
     return {"impls": [{"n": i.name, "h": href(0, impl_path(i.name))} for i in site.impls],
-            "groups": site.groups, "areas": site.areas, "scen": scen}
+            "groups": site.groups, "areas": site.areas, "classes": site.classes,
+            "scen": scen}
+
+
+def class_grid_html(site: SiteData) -> str:
+    """Implementation × conformance class: pass / leak / fail within each class, the
+    row's claimed class marked (the one its headline and badge count)."""
+    head = "".join(f'<th scope="col">{text(c)}</th>' for c in site.classes)
+    rows = []
+    for impl in site.impls:
+        claim = site.claim_of(impl)
+        cells = []
+        for cls in site.classes:
+            counts = bucket_counts(site, impl, site.within[cls])
+            cell = _cell(impl.name, f"class {cls}", counts)
+            if cls == claim:
+                cell = cell.replace("<td", '<td data-claimed="yes"', 1).replace(
+                    "</td>", '<span class="claimed" title="claimed class">claimed</span></td>')
+            cells.append(cell)
+        rows.append(f'<tr><th scope="row"><a href="{href(0, impl_path(impl.name))}">'
+                    f"{text(impl.name)}</a></th>{''.join(cells)}</tr>")
+    return ('<p class="muted">Each row judged in each class: a cell counts the scenarios '
+            "the class judges as the generic class does; scenarios beyond the class are "
+            "not counted. The row's own claim is outlined and marked claimed: its "
+            "headline and badge count that cell.</p>"
+            '<div class="scroll"><table class="grid" id="class-grid"><caption class="muted">'
+            "pass / leak / fail per implementation and conformance class</caption><thead><tr>"
+            f'<th scope="col">implementation</th>{head}</tr></thead><tbody>'
+            f"{''.join(rows)}</tbody></table></div>")
 
 
 def _json_for_script(data: dict) -> str:
@@ -52,6 +83,7 @@ def _select(name: str, label: str, choices: list[tuple[str, str]]) -> str:
 
 
 def _cell(impl_name: str, group: str, counts: dict[str, int]) -> str:
+    """A grid cell; `group` is a rule group, or "class NAME" in the class grid."""
     label = (f"{impl_name}, {group}: {counts['pass']} pass, {counts['leak']} leak, "
              f"{counts['fail']} fail")
     if not (counts["pass"] or counts["leak"] or counts["fail"]):
@@ -108,6 +140,7 @@ def provenance_html(site: SiteData) -> str:
 def render_index(site: SiteData, untriaged: int, triaged: int) -> str:
     filters = "".join([
         _select("impl", "implementation", [("", "all"), *[(i.name, i.name) for i in site.impls]]),
+        _select("class", "conformance class", [("", "all"), *[(c, c) for c in site.classes]]),
         _select("rule", "SPEC rule group", [("", "all"), *[(g, g) for g in site.groups]]),
         _select("area", "corpus area", [("", "all"), *[(a, a) for a in site.areas]]),
         _select("verdict", "verdict", list(VERDICT_CHOICES)),
@@ -121,6 +154,8 @@ def render_index(site: SiteData, untriaged: int, triaged: int) -> str:
         f'{triaged} linked to an upstream issue, <a href="triage.html#untriaged">{untriaged} '
         "untriaged</a>.</p>"
         f"{provenance_html(site)}"
+        '<h2 id="class-heading">Implementation × conformance class</h2>'
+        f"{class_grid_html(site)}"
         '<h2 id="grid-heading">Implementation × SPEC rule group</h2>'
         f'<form class="filters" id="filters" aria-label="filter">{filters}</form>'
         '<p id="grid-count" class="muted" aria-live="polite"></p>'

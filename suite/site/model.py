@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
+from scrubcheck.claims import place
 from scrubcheck.matrix.stored import StoredMatrixError, load_stored_matrix
 from scrubcheck.matrix.verdicts import ERROR, FAIL, LEAK, PASS, SHOULD, SKIPPED, UNSUPPORTED
+from scrubcheck.matrix.within_claim import row_claim
 from scrubcheck.model import Scenario
 from scrubcheck.spec import RULES
 
@@ -121,6 +124,32 @@ class SiteData:
     def impl(self, name: str) -> Impl:
         return next(i for i in self.impls if i.name == name)
 
+    @cached_property
+    def classes(self) -> list[str]:
+        """The conformance classes of the class axis: generic, then each class some row
+        claims (SPEC section 12), in first-seen order."""
+        return list(dict.fromkeys(["generic", *(self.claim_of(i) for i in self.impls)]))
+
+    def claim_of(self, impl: Impl) -> str:
+        """The class the row claims (its peer manifest's), generic for the others."""
+        return row_claim(impl.name)
+
+    @cached_property
+    def within(self) -> dict[str, frozenset[str]]:
+        """For each class of the axis, the scenario ids it judges as the generic class
+        does (SPEC section 12): there a row's verdict is its verdict in the class. Beyond
+        the class, or within it with another expectation, a scenario is not counted."""
+        out: dict[str, frozenset[str]] = {}
+        for cls in self.classes:
+            if cls == "generic":
+                out[cls] = frozenset(i for i in self.ids if i in self.scenarios)
+                continue
+            out[cls] = frozenset(
+                i for i in self.ids if i in self.scenarios
+                and (placed := place(self.scenarios[i], cls)).scenario is not None
+                and not placed.reread)
+        return out
+
 
 def load_site_data(paths: list[Path], scenarios: list[Scenario]) -> SiteData:
     """The rows of every matrix file, side by side; a row name in two files is an error
@@ -180,7 +209,8 @@ def _impl(raw: dict, provenance: Provenance) -> Impl:
                 provenance)
 
 
-def bucket_counts(site: SiteData, impl: Impl, ids: list[str]) -> dict[str, int]:
+def bucket_counts(site: SiteData, impl: Impl, ids: list[str] | frozenset[str]
+                  ) -> dict[str, int]:
     """pass / leak / fail (FAIL, SHOULD and ERROR) / other (unsupported, skipped, not run)
     among `ids`."""
     counts = {"pass": 0, "leak": 0, "fail": 0, "other": 0}

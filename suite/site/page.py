@@ -31,6 +31,8 @@ table.grid caption{text-align:left;caption-side:top;padding:.3em 0}
 .k-pass{color:#116329}.k-leak{color:#82071e;font-weight:700}.k-fail{color:#a40e26}
 .cnt.zero{color:#57606a;font-weight:400}
 td.hot{background:#ffebe9}td.none{color:#57606a;text-align:center}
+td[data-claimed]{outline:2px solid #0969da;outline-offset:-2px}
+.claimed{display:block;font-size:.75em;color:#0550ae}
 .verdict-LEAK{background:#82071e;color:#fff;font-weight:700}
 .verdict-FAIL,.verdict-SHOULD,.verdict-ERROR{background:#ffebe9;color:#82071e}
 .verdict-PASS{background:#dafbe1;color:#116329}
