@@ -12,11 +12,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from scrubcheck.commands.options import add_jobs_option, usage_for
+from scrubcheck.commands.options import add_jobs_option, apply_claim_options, usage_for
 from scrubcheck.commands.search import (
     SearchWords,
     add_search_options,
-    claim_problem,
     class_line,
     report_search,
 )
@@ -65,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     problem = atheris_problem()
     if problem and not args.input:
         return _usage(problem)
-    failed = claim_problem(NAME, args)
+    failed = apply_claim_options(args, NAME)
     if failed is not None:
         return failed
     options = FuzzSettings(seconds=args.time, jobs=args.jobs, seed=args.seed,

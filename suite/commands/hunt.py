@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import argparse
 
-from scrubcheck.commands.options import add_shard_option, usage_for
+from scrubcheck.commands.options import add_shard_option, apply_claim_options, usage_for
 from scrubcheck.commands.search import (
     SearchWords,
     add_search_options,
-    claim_problem,
     class_line,
     report_search,
 )
@@ -72,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     if args.shard is not None and args.seed is None:
         return _usage("--shard needs a fixed --seed, not random: the N shards split the "
                       "search of one seed")
-    failed = claim_problem(NAME, args)
+    failed = apply_claim_options(args, NAME)
     if failed is not None:
         return failed
     options = HuntSettings(

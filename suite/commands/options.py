@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from scrubcheck.claims import UnknownClass, check_class
 from scrubcheck.corpus.shard import Shard
 from scrubcheck.formats import FormatsUnavailable
 from scrubcheck.runner.settings import default_jobs, parse_size
@@ -277,6 +278,20 @@ def apply_formats(args: argparse.Namespace, command: str) -> int | None:
         register_formats(paths)
     except FormatsUnavailable as exc:
         return usage_error(command, f"unusable --formats:\n{exc}")
+    return None
+
+
+def apply_claim_options(args: argparse.Namespace, command: str) -> int | None:
+    """Register --formats and check --claim before anything is judged: the usage error
+    (exit 2) naming the file:line or the unknown class, or None."""
+    failed = apply_formats(args, command)
+    if failed is not None:
+        return failed
+    if getattr(args, "claim", None) is not None:
+        try:
+            check_class(args.claim)
+        except UnknownClass as exc:
+            return usage_error(command, str(exc.args[0]))
     return None
 
 

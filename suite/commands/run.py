@@ -16,7 +16,6 @@ from pathlib import Path
 
 from scrubcheck.adapters import AdapterError
 from scrubcheck.adapters.resolve import spec_slug as slug
-from scrubcheck.claims import UnknownClass, check_class
 from scrubcheck.commands.options import (
     add_claim_options,
     add_dask_options,
@@ -31,7 +30,7 @@ from scrubcheck.commands.options import (
     add_selection_options,
     add_shard_option,
     add_timeout_option,
-    apply_formats,
+    apply_claim_options,
     usage_for,
 )
 from scrubcheck.corpus import load_corpus, select
@@ -67,14 +66,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    failed = apply_formats(args, NAME)
+    failed = apply_claim_options(args, NAME)
     if failed is not None:
         return failed
-    if args.claim is not None:
-        try:
-            check_class(args.claim)
-        except UnknownClass as exc:
-            return _usage(exc.args[0])
     if args.jobs is not None and args.jobs < 1:
         return _usage("--jobs must be at least 1")
     if args.timeout <= 0:

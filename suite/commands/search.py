@@ -19,7 +19,6 @@ from typing import Protocol, TypeVar
 
 from scrubcheck.adapters import AdapterError
 from scrubcheck.checks.linear import LinearMeasurement
-from scrubcheck.claims import UnknownClass, check_class
 from scrubcheck.commands.options import (
     add_against_option,
     add_alias,
@@ -31,7 +30,6 @@ from scrubcheck.commands.options import (
     add_scrubber_option,
     add_seed_option,
     add_timeout_option,
-    apply_formats,
     usage_for,
 )
 from scrubcheck.hunt import Finding
@@ -82,20 +80,6 @@ def add_search_options(parser: argparse.ArgumentParser, words: SearchWords, *,
     add_memory_limit_option(parser, words.memory_what, words.memory_default)
     add_level_option(parser, "findings")
     add_claim_options(parser)
-
-
-def claim_problem(tool: str, args: argparse.Namespace) -> int | None:
-    """Register --formats and check --claim before a search starts: the usage error (exit
-    2) naming the file:line or the unknown class, or None."""
-    failed = apply_formats(args, tool)
-    if failed is not None:
-        return failed
-    if args.claim is not None:
-        try:
-            check_class(args.claim)
-        except UnknownClass as exc:
-            return usage_for(tool)(str(exc.args[0]))
-    return None
 
 
 def class_line(judged: str) -> list[str]:
