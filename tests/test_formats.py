@@ -122,6 +122,24 @@ def test_an_added_format_reaches_lint_and_run(acme: Path, tmp_path: Path,
     assert "PASS 1" in capsys.readouterr().out
 
 
+def test_an_added_format_reaches_the_generators_and_the_matrix(
+        acme: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """No code change: its generated scenarios exist and the matrix judges them."""
+    from scrubcheck.corpus import load_corpus
+
+    generated = [s for s in load_corpus().scenarios if "acme-think" in s.id]
+    ids = {s.id for s in generated}
+    assert {"gen-split-feature-acme-think-1-open-3", "gen-case-feature-acme-think-1-upper-open",
+            "gen-prefill-acme-think-1-plain"} <= ids, sorted(ids)[:20]
+    out = tmp_path / "matrix"
+    assert main(["matrix", "--no-peers", "--formats", str(acme), "--id", "*acme-think*",
+                 "--quick", "--jobs", "1", "--no-progress", "--out", str(out)]) == 0
+    data = json.loads((out / "matrix.json").read_text(encoding="utf-8"))
+    (row,) = [r for r in data["rows"] if r["name"] == "reference"]
+    assert set(row["verdicts"]) == ids
+    assert set(row["verdicts"].values()) == {"PASS"}
+
+
 @pytest.mark.parametrize("body, line, message", [
     (ACME.replace("generic: feature", "generic: sometimes"), 6, "generic must be one of"),
     (ACME + "colour: red\n", 13, "unknown key 'colour'"),

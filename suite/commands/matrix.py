@@ -22,6 +22,7 @@ from typing import Any
 from scrubcheck.adapters import AdapterError
 from scrubcheck.commands.options import (
     add_dask_options,
+    add_formats_option,
     add_jobs_option,
     add_memory_limit_option,
     add_out_option,
@@ -30,6 +31,7 @@ from scrubcheck.commands.options import (
     add_seed_option,
     add_shard_option,
     add_timeout_option,
+    apply_formats,
     usage_for,
 )
 from scrubcheck.commands.run import slug
@@ -82,9 +84,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "claims of today's peer manifests")
     add_shard_option(parser)
     add_dask_options(parser)
+    add_formats_option(parser)
 
 
 def run(args: argparse.Namespace) -> int:
+    failed = apply_formats(args, NAME)  # before the corpus is read: its families expand
+    if failed is not None:
+        return failed
     if args.render_from:
         return render_from(args.render_from, args.out)
     if args.timeout <= 0:

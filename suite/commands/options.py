@@ -262,6 +262,11 @@ def add_claim_options(parser: argparse.ArgumentParser, default: str = CLAIM_DEFA
                              f"(scrubcheck formats list); default: {default}. "
                              "Scenarios outside the class are BEYOND CLAIM: shown, never "
                              "passed, never failed")
+    add_formats_option(parser)
+
+
+def add_formats_option(parser: argparse.ArgumentParser) -> None:
+    """--formats FILE: a format that is not shipped joins the registry for one command."""
     parser.add_argument("--formats", metavar="FILE", type=Path, action="append", default=[],
                         help="a format file (or a folder of them) that is not shipped: its "
                              "format joins the registry for this command (formats/README.md); "
