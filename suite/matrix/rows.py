@@ -133,7 +133,20 @@ class Matrix:
         reused = sum(1 for r in self.ran if r.reused)
         return (f"the {len(self.ran)} runs took {total / 60:.0f} min in all"
                 + (f" ({reused} reused from earlier runs with the same settings; this "
-                   f"invocation took {self.duration_s / 60:.0f} min)" if reused else ""))
+                   f"invocation took {self.duration_s / 60:.0f} min)" if reused else "")
+                + self._cached())
+
+    def _cached(self) -> str:
+        """What the result cache gave (scrubcheck regenerate): then the times above are
+        those of the results left to run, not of a full run, and the page says so."""
+        counts = [(r.run.settings.get("cache") or {}) for r in self.ran if r.run is not None]
+        reused = sum(int(c.get("reused", 0)) for c in counts)
+        if not reused:
+            return ""
+        total = reused + sum(int(c.get("ran", 0)) for c in counts)
+        return (f"; {reused:,} of {total:,} results were taken from the result cache "
+                "(scrubcheck regenerate), so these are the times of what was left to run, "
+                "not of a full run")
 
     def production(self) -> str:
         """How long the runs took and what they were measured against, as the pages say it."""
