@@ -126,7 +126,7 @@ def build_prefill(params: Mapping[str, object]) -> Iterator[Generated]:
 TOOL_VARIANTS: tuple[str, ...] = ("ends", "prefill", "in-span", "cut-in-section")
 
 
-def _tool_ends() -> Iterator[tuple[str, str, str, str, str]]:
+def _tool_ends() -> Iterator[tuple[str, str, str, str, str, str]]:
     """(key, feature, reasoning open, its close, tool open, tool close) of every feature's
     tool section that ends reasoning, with each of that feature's reasoning pairs."""
     for name, feature in FEATURES.items():
