@@ -242,9 +242,11 @@ class _Builder:
         ch = self.ch
         if kind == 1:
             return NOISE, pick(ch, (" ", "\t") if one_line else ("\n", "\n\n", "\r\n", " "))
-        if kind == 2:
+        # an open is reasoning text inside a block, unless it ends it (R-BLOCK-5)
+        inner_opens = [t for t in self.all_opens if t.text not in ending]
+        if kind == 2 and inner_opens:
             self.label("open-in-block")
-            return NOISE, self.text_of(pick(ch, self.all_opens))
+            return NOISE, self.text_of(pick(ch, inner_opens))
         if kind == 3 and not self.no_closes:
             others = [t for t in self.closes if t.text not in ending]
             if others:
@@ -300,7 +302,8 @@ class _Builder:
             return pick(ch, CODE_WORDS)
         if kind == 3:
             return pick(ch, [lk for lk in self.literals if "\n" not in lk]).strip()
-        tags = [t for t in self.vocabulary.tags if not (self.no_closes and t.kind == "close")]
+        tags = [t for t in self.vocabulary.tags
+                if not (self.no_closes and (t.kind == "close" or t.ends))]
         return self.text_of(pick(ch, tags))
 
     def span(self) -> Answer:
@@ -556,8 +559,11 @@ class _Builder:
         kinds = [k for k in SKIP_KINDS if k != "marker" or self.markers]
         while more(ch, len(items), self.profile.max_items, 3):
             items.extend(self.item(pick(ch, kinds)))
-        tail = (self.unclosed(context, pick(ch, self.opens))
-                if chance(ch, 3) and self.opens else None)
+        # R-SKIP-1: nothing may end the pre-filled block, a tool section that ends
+        # reasoning (R-BLOCK-5) included
+        quiet = [t for t in self.opens if not t.ends]
+        tail = (self.unclosed(context, pick(ch, quiet))
+                if chance(ch, 3) and quiet else None)
         return StreamModel(context, None, tuple(items), tail, tuple(self.labels), skipped=True)
 
     def build(self) -> StreamModel:

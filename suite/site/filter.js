@@ -1,6 +1,9 @@
 (function () {
   'use strict';
   var data = JSON.parse(document.getElementById('site-data').textContent);
+  data.scen.forEach(function (sc) {  // runs of one letter travel as the letter and a count
+    sc[3] = sc[3].replace(/(\D)(\d+)/g, function (run, c, n) { return c.repeat(Number(n)); });
+  });
   var FIELDS = ['impl', 'class', 'rule', 'area', 'verdict', 'q'];
   var BUCKET = {P: 'pass', L: 'leak', F: 'fail', S: 'fail', E: 'fail'};
   var SHOWN = 100;

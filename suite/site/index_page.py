@@ -18,6 +18,7 @@ grid and the scenario list to the scenarios within the chosen class.
 from __future__ import annotations
 
 import json
+import re
 from importlib import resources
 
 from scrubcheck.reports.htmlpage import text
@@ -34,14 +35,21 @@ def index_data(site: SiteData) -> dict:
     areas = {a: i for i, a in enumerate(site.areas)}
     scen = []
     for scenario_id in site.ids:
-        letters = "".join(LETTERS.get(i.verdicts.get(scenario_id, ""), NOT_RUN)
-                          for i in site.impls)
+        letters = _runs("".join(LETTERS.get(i.verdicts.get(scenario_id, ""), NOT_RUN)
+                                for i in site.impls))
         within = [k for k, c in enumerate(site.classes) if scenario_id in site.within[c]]
         scen.append([scenario_id, areas[site.area_of(scenario_id) or "(not in corpus)"],
                      [groups[g] for g in site.groups_of(scenario_id)], letters, within])
     return {"impls": [{"n": i.name, "h": href(0, impl_path(i.name))} for i in site.impls],
             "groups": site.groups, "areas": site.areas, "classes": site.classes,
             "scen": scen}
+
+
+def _runs(letters: str) -> str:
+    """A run of three or more equal letters as the letter and its length ("U12"): most
+    rows share long runs of UNSUPPORTED, and this keeps the index small (filter.js
+    expands them once on load)."""
+    return re.sub(r"(\D)\1{2,}", lambda m: f"{m[1]}{len(m[0])}", letters)
 
 
 def class_grid_html(site: SiteData) -> str:
