@@ -17,7 +17,7 @@ from functools import cache
 
 from scrubcheck.model import Context
 from scrubcheck.specmodel import read_stream
-from scrubcheck.vocabulary import FEATURES, build_vocabulary, feature_tags, fold
+from scrubcheck.vocabulary import FEATURES, build_vocabulary, default_tags, feature_tags, fold
 
 #: Past this size the quadratic-worst alignment gives way to a linear greedy one.
 _ALIGN_LIMIT = 50_000
@@ -99,7 +99,12 @@ def reasoning_parts(pieces: tuple[Piece, ...], features: tuple[str, ...]) -> lis
 
 
 def detect_features(text: str) -> tuple[str, ...]:
-    """The features whose delimiters occur in `text` (ASCII case-insensitively)."""
+    """The features whose own delimiters occur in `text` (ASCII case-insensitively). A
+    feature's pair that is also the default family's (`<think>` of kimi-k2 and others)
+    says nothing: the default family reads it already, and counting it would enable
+    every such feature for any `<think>` stream."""
     folded = fold(text)
+    family = {fold(t.text) for t in default_tags()}
     return tuple(name for name, feature in FEATURES.items()
-                 if any(fold(t.text) in folded for t in feature_tags(feature)))
+                 if any(fold(t.text) in folded for t in feature_tags(feature)
+                        if fold(t.text) not in family))
