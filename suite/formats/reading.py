@@ -123,12 +123,11 @@ def _semantic_problems(data: LineDict, path: Path) -> list[Problem]:
             problems.append(Problem(("delimiters", i), "a channel grammar reads headers with "
                                     "harmony's tokens (SPEC section 2a): "
                                     f"{astuple(HARMONY_TOKENS)}, not {given}"))
+    seen: dict[str, tuple[int, bool]] = {}
     for i, entry in enumerate(data["delimiters"]):
         if "ends_reasoning" in entry and entry["kind"] != "tool-section":
             problems.append(Problem(("delimiters", i), "ends_reasoning belongs to a "
                                     f"tool-section, not a {entry['kind']} (SPEC R-BLOCK-5)"))
-    seen: dict[str, tuple[int, bool]] = {}
-    for i, entry in enumerate(data["delimiters"]):
         for text in _entry_texts(entry):
             problem = _text_problem(text)
             if problem:

@@ -107,6 +107,17 @@ class Profile:
             return None
         return registered_formats()[self.conformance_class].template
 
+    def prefill(self, drawn: bool) -> bool:
+        """Whether a stream starts in a pre-filled block: as `drawn`, unless the class's
+        template always or never writes the open (SPEC section 12's within-class rule
+        (c)), and never for a scrubber that does not take the key."""
+        if "starts_in_reasoning" not in self.context_keys:
+            return False
+        template = self.template
+        if template is None or template.prefills_open == "sometimes":
+            return drawn
+        return template.prefills_open == "always"
+
     @property
     def exact_case(self) -> bool:
         """True when the class matches its delimiters in their own letter case only."""
@@ -136,10 +147,7 @@ class _Builder:
             elif mode == 2:
                 enabled = tuple(features)
         template = self.profile.template
-        prefill = "starts_in_reasoning" in keys and chance(ch, 4)
-        if template is not None and template.prefills_open != "sometimes":
-            # the class's template decides (SPEC section 12's within-class rule (c))
-            prefill = "starts_in_reasoning" in keys and template.prefills_open == "always"
+        prefill = self.profile.prefill("starts_in_reasoning" in keys and chance(ch, 4))
         inline = {"inline_answer", "finish_reason"} <= keys and chance(ch, 4)
         skip = prefill and {"may_skip_reasoning", "finish_reason"} <= keys and chance(ch, 2)
         if template is not None and not template.may_skip_reasoning:

@@ -270,8 +270,8 @@ class _Renderer:
         tag = self.tag(block.open, ("open",))
         if tag.header:
             raise _Invalid(f"{block.open!r} opens a harmony header, not a block")
-        kinds = ("close",) if block.tool is None else ("open",)
-        if self.tag(block.close, kinds) not in self.same_name(tag):
+        ender = self.tag(block.close, ("close",) if block.tool is None else ("open",))
+        if ender not in self.same_name(tag):
             raise _Invalid(f"{block.close!r} does not end {block.open!r}")
         self.block_body(block.reasoning, block.close, self.same_name(tag))
         if block.tool is None:
@@ -279,10 +279,9 @@ class _Renderer:
                          (TAG, block.close))
             return
         body, close = block.tool  # R-BLOCK-5: the tool section runs to its own close
-        section = self.tag(block.close, ("open",))
-        if self.tag(close, ("close",)) not in self.same_name(section):
+        if self.tag(close, ("close",)) not in self.same_name(ender):
             raise _Invalid(f"{close!r} does not close the tool section {block.close!r}")
-        self.block_body(Reasoning(((NOISE, body),)), close, self.same_name(section))
+        self.block_body(Reasoning(((NOISE, body),)), close, self.same_name(ender))
         self.removed((TAG, block.open), (REASONING, block.reasoning.text), (TAG, block.close),
                      (REASONING, body), (TAG, close))
 

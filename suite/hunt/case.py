@@ -20,7 +20,7 @@ from scrubcheck.generate import (
     choose_soup,
     shape_rules,
 )
-from scrubcheck.model import Context
+from scrubcheck.model import GENERIC, Context
 
 
 @dataclass(frozen=True)
@@ -54,6 +54,14 @@ class Case:
     @property
     def shape(self) -> str:
         return "soup" if self.stream is None else ", ".join(self.stream.labels) or "plain"
+
+
+def search_key(spec: str, against: str | None, conformance_class: str) -> str:
+    """What a search's saved state (Hypothesis' database, a fuzz work directory) is kept
+    under: the scrubber, the one it is compared with, and the class it draws within (an
+    input means another stream in another class)."""
+    key = spec + (f"--against-{against}" if against else "")
+    return key + (f"--claim-{conformance_class}" if conformance_class != GENERIC else "")
 
 
 def build_case(ch: Chooser, profile: Profile, *, soup: bool = True) -> Case | None:

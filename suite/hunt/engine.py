@@ -28,7 +28,7 @@ from scrubcheck.checks.linear import LinearMeasurement
 from scrubcheck.claims import claimed_class
 from scrubcheck.corpus.shard import Shard
 from scrubcheck.generate import DrawChooser, Profile
-from scrubcheck.hunt.case import Case, build_case
+from scrubcheck.hunt.case import Case, build_case, search_key
 from scrubcheck.hunt.database import open_database
 from scrubcheck.hunt.finding import Finding
 from scrubcheck.hunt.sandbox import Sandbox, load_scrubber
@@ -111,8 +111,7 @@ class _Hunt:
         self.known: set[tuple[str, str]] = set()
         self.profile = Profile.of(adapter, *([against] if against else []),
                                   max_items=options.max_items, conformance_class=judged)
-        key = adapter.spec + (f"--against-{against.spec}" if against else "")
-        key += f"--claim-{judged}" if judged != GENERIC else ""
+        key = search_key(adapter.spec, against.spec if against else None, judged)
         self.database = open_database(key, options.database)
         self.start = time.monotonic()
         self.deadline = self.start + options.seconds

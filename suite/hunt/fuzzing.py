@@ -31,7 +31,7 @@ from scrubcheck.checks.linear import LinearMeasurement
 from scrubcheck.checks.names import Check
 from scrubcheck.claims import claimed_class
 from scrubcheck.generate import ListChooser
-from scrubcheck.hunt.case import Case, build_case
+from scrubcheck.hunt.case import Case, build_case, search_key
 from scrubcheck.hunt.finding import Finding
 from scrubcheck.hunt.fuzzinput import dictionary, encode_soup
 from scrubcheck.hunt.sandbox import Sandbox, load_scrubber
@@ -95,9 +95,8 @@ def work_directory(spec: str, against: str | None, override: Path | None,
                    conformance_class: str = GENERIC) -> Path:
     """Where a fuzz run keeps its corpus and crashes: one per scrubber, reference and class
     (an input decodes into another stream in another class)."""
-    key = spec + (f"--against-{against}" if against else "")
-    key += f"--claim-{conformance_class}" if conformance_class != GENERIC else ""
-    return override or cache_dir() / "fuzz" / spec_slug(key)
+    return override or cache_dir() / "fuzz" / spec_slug(
+        search_key(spec, against, conformance_class))
 
 
 def _corpus_streams() -> list[tuple[str, tuple[str, ...], Context]]:

@@ -43,10 +43,7 @@ def soup_context(head: int, profile: Profile) -> Context:
     """The context bits of a soup input, as `profile` can receive them (in a format's
     class, pre-fill as its template writes it: SPEC section 12)."""
     keys = profile.context_keys
-    prefill = bool(head & 2) and "starts_in_reasoning" in keys
-    template = profile.template
-    if template is not None and template.prefills_open != "sometimes":
-        prefill = "starts_in_reasoning" in keys and template.prefills_open == "always"
+    prefill = profile.prefill(bool(head & 2))
     inline = bool(head & 4) and {"inline_answer", "finish_reason"} <= keys
     finish = FINISH_REASONS[((head >> 3) & 7) % len(FINISH_REASONS)] if inline else "stop"
     features = profile.features if head & 64 else ()

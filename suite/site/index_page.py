@@ -59,14 +59,9 @@ def class_grid_html(site: SiteData) -> str:
     rows = []
     for impl in site.impls:
         claim = site.claim_of(impl)
-        cells = []
-        for cls in site.classes:
-            counts = bucket_counts(site, impl, site.within[cls])
-            cell = _cell(impl.name, f"class {cls}", counts)
-            if cls == claim:
-                cell = cell.replace("<td", '<td data-claimed="yes"', 1).replace(
-                    "</td>", '<span class="claimed" title="claimed class">claimed</span></td>')
-            cells.append(cell)
+        cells = [_cell(impl.name, f"class {cls}", bucket_counts(site, impl, site.within[cls]),
+                       claimed=cls == claim)
+                 for cls in site.classes]
         rows.append(f'<tr><th scope="row"><a href="{href(0, impl_path(impl.name))}">'
                     f"{text(impl.name)}</a></th>{''.join(cells)}</tr>")
     return ('<p class="muted">Each row judged in each class: a cell counts the scenarios '
@@ -90,16 +85,19 @@ def _select(name: str, label: str, choices: list[tuple[str, str]]) -> str:
     return f'<label for="f-{name}">{text(label)}<select id="f-{name}">{options}</select></label>'
 
 
-def _cell(impl_name: str, group: str, counts: dict[str, int]) -> str:
-    """A grid cell; `group` is a rule group, or "class NAME" in the class grid."""
+def _cell(impl_name: str, group: str, counts: dict[str, int], *, claimed: bool = False) -> str:
+    """A grid cell; `group` is a rule group, or "class NAME" in the class grid, where
+    `claimed` marks the row's own class."""
     label = (f"{impl_name}, {group}: {counts['pass']} pass, {counts['leak']} leak, "
              f"{counts['fail']} fail")
+    mark = ' data-claimed="yes"' if claimed else ""
+    note = '<span class="claimed" title="claimed class">claimed</span>' if claimed else ""
     if not (counts["pass"] or counts["leak"] or counts["fail"]):
-        return f'<td class="none" aria-label="{text(label)}">–</td>'
+        return f'<td class="none"{mark} aria-label="{text(label)}">–{note}</td>'
     hot = ' class="hot"' if counts["leak"] else ""
-    return (f'<td{hot} aria-label="{text(label)}">'
+    return (f'<td{hot}{mark} aria-label="{text(label)}">'
             + "".join(f'<span class="cnt k-{k}{"" if counts[k] else " zero"}">{counts[k]}</span>'
-                      for k in ("pass", "leak", "fail")) + "</td>")
+                      for k in ("pass", "leak", "fail")) + f"{note}</td>")
 
 
 def grid_html(site: SiteData) -> str:
