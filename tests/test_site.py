@@ -198,6 +198,11 @@ def test_the_class_grid_counts_within_each_class_and_marks_the_claim(tmp_path: P
         want = (sum(v == "PASS" for v in within), sum(v == "LEAK" for v in within),
                 sum(v in ("FAIL", "SHOULD", "ERROR") for v in within))
         assert cells[(row["name"], claim)] == want, row["name"]
+        # the badge counts the same claim (the matrix headline's numbers), naming the class
+        badge = json.loads((out / "badges" / f"{row['name']}.json").read_text(encoding="utf-8"))
+        judged = sum(v not in ("BEYOND CLAIM", "NOT JUDGED") for v in within)
+        prefix = "" if claim == "generic" else f"{claim}: "
+        assert badge["message"] == f"{prefix}{want[0]}/{judged} pass, {want[1]} leak", row["name"]
         checked += 1
     assert checked > 10
     assert html.count('data-claimed="yes"') == checked

@@ -43,7 +43,7 @@ def _corpus() -> dict[str, Scenario]:
 
 
 @lru_cache(maxsize=64)
-def _placements(claim: str, ids: tuple[str, ...]) -> dict[str, str | None]:
+def placements(claim: str, ids: tuple[str, ...]) -> dict[str, str | None]:
     """For each id: None within the class (the generic verdict stands), else BEYOND or
     NOT_JUDGED. An id the shipped corpus does not hold is NOT_JUDGED."""
     corpus = _corpus()
@@ -63,7 +63,7 @@ def within_claim(claim: str, verdicts: dict[str, str]) -> dict[str, str]:
     """Each scenario's verdict within `claim`: the generic verdict, BEYOND or NOT_JUDGED."""
     if claim == "generic":
         return dict(verdicts)
-    placed = _placements(claim, tuple(verdicts))
+    placed = placements(claim, tuple(verdicts))
     return {i: placed[i] or v for i, v in verdicts.items()}
 
 

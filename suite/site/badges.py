@@ -6,8 +6,8 @@ badge must not depend on a third-party renderer being up. It follows the flat
 shields look (label left in grey, message right in the verdict's colour); text
 widths are estimated from the character count (Verdana 11px averages about
 6.5px), which is all a badge needs. Label and message follow `reports.badge`:
-the SPEC version, then passes over all scenarios and the leaks. A class axis
-(a badge per implementation and conformance class) adds a key to `badge_text`.
+the SPEC version, then the claimed conformance class (when not generic), passes over
+the scenarios within it and the leaks; scenarios beyond the claim are not counted.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from pathlib import Path
 from xml.sax.saxutils import escape
 
 from scrubcheck.matrix.verdicts import ERROR, FAIL, LEAK, PASS
+from scrubcheck.matrix.within_claim import BEYOND, NOT_JUDGED
 from scrubcheck.site.model import Impl
 
 #: shields' named colours, as hex for the local SVG
@@ -26,8 +27,8 @@ COLOURS = {"red": "#e05d44", "orange": "#fe7d37", "brightgreen": "#44cc11",
 
 def badge_text(impl: Impl) -> tuple[str, str, str]:
     """(label, message, colour name) of the implementation's badge."""
-    totals = impl.totals()
-    total = sum(totals.values())
+    totals = impl.claim_totals()
+    total = sum(n for v, n in totals.items() if v not in (BEYOND, NOT_JUDGED))
     passed, leaked = totals.get(PASS, 0), totals.get(LEAK, 0)
     spec = impl.provenance.spec_version or "?"
     if leaked:
@@ -38,7 +39,8 @@ def badge_text(impl: Impl) -> tuple[str, str, str]:
         colour = "brightgreen"
     else:  # passing, with SHOULD failures or scenarios it cannot be given
         colour = "yellowgreen"
-    return f"scrubcheck SPEC {spec}", f"{passed}/{total} pass, {leaked} leak", colour
+    claim = "" if impl.claim == "generic" else f"{impl.claim}: "
+    return f"scrubcheck SPEC {spec}", f"{claim}{passed}/{total} pass, {leaked} leak", colour
 
 
 def endpoint_json(impl: Impl) -> dict:

@@ -10,6 +10,7 @@ no output to show: the page says so and gives the command, never an empty box.
 from __future__ import annotations
 
 from scrubcheck.matrix.verdicts import VERDICTS
+from scrubcheck.matrix.within_claim import BEYOND, NOT_JUDGED
 from scrubcheck.reports.htmlpage import text
 from scrubcheck.site.badges import badge_svg, embed_snippets
 from scrubcheck.site.model import Impl, SiteData
@@ -62,9 +63,19 @@ def _class_section(site: SiteData, impl: Impl, number: int, failure_class: dict,
     return "".join(parts)
 
 
+def _counts(totals: dict[str, int]) -> str:
+    return " · ".join(f"{totals[v]} {v.lower()}" for v in VERDICTS if totals.get(v))
+
+
 def render_impl(site: SiteData, impl: Impl, triage: list[TriageEntry], base_url: str) -> str:
-    totals = impl.totals()
-    counts = " · ".join(f"{totals[v]} {v.lower()}" for v in VERDICTS if totals.get(v))
+    counts = _counts(impl.totals())
+    if impl.claim != "generic":  # SPEC section 12: what it claims first, the rest apart
+        within = impl.claim_totals()
+        apart = ", ".join(f"{within[w]} {w.lower()}" for w in (BEYOND, NOT_JUDGED)
+                          if within.get(w))
+        counts = (f"within its claim ({impl.claim}): {_counts(within)}"
+                  + (f" ({apart}, shown apart)" if apart else "")
+                  + f"; in the generic class: {counts}")
     facts = [("package", impl.package), ("version", impl.version or "not recorded"),
              ("kind", impl.kind),
              ("adapter", impl.spec), ("linear time (R-ROBUST-2)", impl.linear or "not run"),

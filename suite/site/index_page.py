@@ -58,7 +58,7 @@ def class_grid_html(site: SiteData) -> str:
     head = "".join(f'<th scope="col">{text(c)}</th>' for c in site.classes)
     rows = []
     for impl in site.impls:
-        claim = site.claim_of(impl)
+        claim = impl.claim
         cells = [_cell(impl.name, f"class {cls}", bucket_counts(site, impl, site.within[cls]),
                        claimed=cls == claim)
                  for cls in site.classes]

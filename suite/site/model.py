@@ -15,10 +15,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from scrubcheck.claims import place
 from scrubcheck.matrix.stored import StoredMatrixError, load_stored_matrix
 from scrubcheck.matrix.verdicts import ERROR, FAIL, LEAK, PASS, SHOULD, SKIPPED, UNSUPPORTED
-from scrubcheck.matrix.within_claim import row_claim
+from scrubcheck.matrix.within_claim import counts, placements, row_claim
 from scrubcheck.model import Scenario
 from scrubcheck.spec import RULES
 
@@ -82,10 +81,21 @@ class Impl:
         return self.name.partition("@")[0]
 
     def totals(self) -> dict[str, int]:
+        """Verdict counts in the generic class (every scenario the row was given)."""
         counts: dict[str, int] = {}
         for word in self.verdicts.values():
             counts[word] = counts.get(word, 0) + 1
         return counts
+
+    @property
+    def claim(self) -> str:
+        """The class the row claims (its peer manifest's), generic for the others."""
+        return row_claim(self.name)
+
+    def claim_totals(self) -> dict[str, int]:
+        """Verdict counts within the claimed class (SPEC section 12), as the matrix's
+        headline counts them: BEYOND CLAIM and NOT JUDGED stand apart from the verdicts."""
+        return dict(counts(self.claim, self.verdicts))
 
 
 @dataclass
@@ -128,27 +138,17 @@ class SiteData:
     def classes(self) -> list[str]:
         """The conformance classes of the class axis: generic, then each class some row
         claims (SPEC section 12), in first-seen order."""
-        return list(dict.fromkeys(["generic", *(self.claim_of(i) for i in self.impls)]))
-
-    def claim_of(self, impl: Impl) -> str:
-        """The class the row claims (its peer manifest's), generic for the others."""
-        return row_claim(impl.name)
+        return list(dict.fromkeys(["generic", *(i.claim for i in self.impls)]))
 
     @cached_property
     def within(self) -> dict[str, frozenset[str]]:
         """For each class of the axis, the scenario ids it judges as the generic class
         does (SPEC section 12): there a row's verdict is its verdict in the class. Beyond
         the class, or within it with another expectation, a scenario is not counted."""
-        out: dict[str, frozenset[str]] = {}
-        for cls in self.classes:
-            if cls == "generic":
-                out[cls] = frozenset(i for i in self.ids if i in self.scenarios)
-                continue
-            out[cls] = frozenset(
-                i for i in self.ids if i in self.scenarios
-                and (placed := place(self.scenarios[i], cls)).scenario is not None
-                and not placed.reread)
-        return out
+        known = tuple(i for i in self.ids if i in self.scenarios)
+        return {cls: frozenset(known) if cls == "generic" else frozenset(
+                    i for i, why in placements(cls, known).items() if why is None)
+                for cls in self.classes}
 
 
 def load_site_data(paths: list[Path], scenarios: list[Scenario]) -> SiteData:
