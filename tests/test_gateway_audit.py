@@ -410,6 +410,15 @@ def test_reports_are_complete_valid_and_keyless(upstream, scenarios, tmp_path):
     assert captures and all(c.request["base_url"].startswith("http://127.0.0.1:")
                             for c in captures)
     assert render_html(result).count("<h3>") == len(result.failures())
+    # the committed audits (scrubcheck regenerate) keep three forms and no captures, and
+    # writing them so removes a capture an earlier run left
+    committed = tmp_path / "committed"
+    committed.mkdir()
+    (committed / names["captures"]).write_text("[]", encoding="utf-8")
+    kept = write_audit_reports(result, committed, stem="merge", kinds=("md", "html", "json"),
+                               captures=False)
+    assert sorted(p.name for p in committed.iterdir()) == sorted(p.name for p in kept) \
+        == sorted(names[k] for k in ("md", "html", "json"))
 
 
 def test_the_json_schema_rejects_an_unknown_verdict(upstream, scenarios):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import pkgutil
+import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -12,9 +13,10 @@ import pytest
 
 import scrubcheck
 from scrubcheck.corpus import Corpus, select
+from scrubcheck.formats.registry import shipped_format_dir
 from scrubcheck.model import Scenario
 from scrubcheck.results import Outcome, RunResult
-from scrubcheck.runner import RunSettings
+from scrubcheck.runner import RunSettings, harness
 from scrubcheck.runner import cache as cache_module
 from scrubcheck.runner.cache import ResultCache, cached_run, scenario_digest
 from scrubcheck.runner.harness import (
@@ -127,6 +129,29 @@ def test_the_file_digest_sees_every_byte_and_every_name(tmp_path: Path) -> None:
     (tmp_path / "a.py").rename(tmp_path / "b.py")
     renamed = files_digest(tmp_path.rglob("*"), tmp_path)
     assert len({before, edited, renamed}) == 3
+
+
+def test_the_harness_digest_reads_the_format_files_not_the_registry_docs(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A format file decides vocabularies, so an edit to one invalidates every result; the
+    registry's README only explains them, so editing it keeps every cached result."""
+    registry = tmp_path / "formats"
+    shutil.copytree(shipped_format_dir(), registry)
+    monkeypatch.setattr(harness, "shipped_format_dir", lambda: registry)
+
+    def digest() -> str:
+        harness.harness_digest.cache_clear()
+        return harness.harness_digest()
+
+    try:
+        before = digest()
+        (registry / "README.md").write_text("edited\n", encoding="utf-8")
+        assert digest() == before
+        think = registry / "think.yaml"
+        think.write_text(think.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
+        assert digest() != before
+    finally:
+        harness.harness_digest.cache_clear()
 
 
 def test_a_corrupt_cache_file_costs_a_rerun_not_an_error(few: list[Scenario],

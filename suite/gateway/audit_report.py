@@ -59,25 +59,34 @@ def file_names(stem: str = "audit") -> dict[str, str]:
             "junit": f"{stem}.junit.xml", "captures": f"{stem}.failures.capture.json"}
 
 
-def write_audit_reports(result: AuditResult, report_dir: Path, stem: str = "audit") -> list[Path]:
-    """Every format into `report_dir` (created), and the failing captures when any."""
+#: every report form, by its key in `file_names`
+REPORT_KINDS = ("md", "html", "json", "junit")
+
+
+def write_audit_reports(result: AuditResult, report_dir: Path, stem: str = "audit", *,
+                        kinds: tuple[str, ...] = REPORT_KINDS,
+                        captures: bool = True) -> list[Path]:
+    """The `kinds` of report into `report_dir` (created), and with `captures` the failing
+    streams' captures when any (the committed audits keep md, html and json only: a
+    capture is for the person reproducing a failure, and the JUnit form is for CI)."""
     report_dir = Path(report_dir)
     report_dir.mkdir(parents=True, exist_ok=True)
     names = file_names(stem)
+    renders = {"md": render_markdown, "html": render_html, "json": render_json,
+               "junit": render_junit}
     paths = []
-    for key, render in (("md", render_markdown), ("html", render_html),
-                        ("json", render_json), ("junit", render_junit)):
+    for key in kinds:
         path = report_dir / names[key]
         # A lone surrogate from a stream cannot be UTF-8 encoded; JSON keeps it as its
         # escape ("backslashreplace" writes exactly that), the other formats never hold one.
-        path.write_text(render(result), encoding="utf-8", errors="backslashreplace")
+        path.write_text(renders[key](result), encoding="utf-8", errors="backslashreplace")
         paths.append(path)
     failing = [p.capture for r in result.failures() for p in r.passes if p.capture is not None]
-    captures = report_dir / names["captures"]
-    if failing:
-        paths.append(write_captures(failing, captures))
+    capture_path = report_dir / names["captures"]
+    if failing and captures:
+        paths.append(write_captures(failing, capture_path))
     else:  # a previous run's failures must not sit beside this report
-        captures.unlink(missing_ok=True)
+        capture_path.unlink(missing_ok=True)
     return paths
 
 

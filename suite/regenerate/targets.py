@@ -324,6 +324,10 @@ def gateway_cache(root: Path | None) -> ResultCache:
     return ResultCache(root, extra=GATEWAY_PARTS)
 
 
+#: the audit forms the repository keeps (README links the html, regenerate reads the json)
+COMMITTED_AUDIT_KINDS = ("md", "html", "json")
+
+
 class Gateways(Target):
     name = "gateways"
     about = ("reports/gateways/: each committed audit's gateway and configuration, started "
@@ -380,7 +384,8 @@ class Gateways(Target):
             result.settings.update(corpus_digest=ctx.digest,
                                    harness_digest=harness_digest(GATEWAY_PARTS))
             ctx.say(f"    {choice}: {result.headline_text()}; {result.duration_s:.0f} s")
-            written += write_audit_reports(result, path.parent, report_stem(choice))
+            written += write_audit_reports(result, path.parent, report_stem(choice),
+                                           kinds=COMMITTED_AUDIT_KINDS, captures=False)
         return written
 
 

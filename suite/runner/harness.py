@@ -28,7 +28,7 @@ from pathlib import Path
 
 from scrubcheck import __version__
 from scrubcheck.adapters.resolve import AdapterError, resolve_target, split_kind
-from scrubcheck.formats.registry import shipped_format_dir
+from scrubcheck.formats.registry import format_files, shipped_format_dir
 from scrubcheck.peers import ManifestError, find_manifest, read_marker
 from scrubcheck.spec import SPEC_VERSION
 
@@ -86,8 +86,9 @@ def harness_digest(extra: tuple[str, ...] = ()) -> str:
     root = _package_root("scrubcheck")
     code = files_digest([f for part in (*JUDGING_PARTS, *extra)
                          for f in _part_files(root, part)], root)
-    registry = shipped_format_dir()  # the shipped format files decide vocabularies
-    formats = files_digest([p for p in registry.rglob("*") if p.is_file()], registry)
+    # the shipped format files decide vocabularies; the registry's README does not
+    registry = shipped_format_dir()
+    formats = files_digest(format_files(registry), registry)
     return hashlib.sha256(f"{__version__}|{SPEC_VERSION}|{code}|{formats}".encode()
                           ).hexdigest()[:16]
 
