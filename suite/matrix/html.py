@@ -70,7 +70,7 @@ def render_html(matrix: Matrix) -> str:
                      text(class_count(row)), str(t[UNSUPPORTED] + t[SKIPPED]), str(t[BEYOND]),
                      text(f"linear time {row.linear() or 'not run'}"
                           + (f"; {t[NOT_JUDGED]} not judged in the class"
-                             if t[NOT_JUDGED] else ""))])
+                             if t[NOT_JUDGED] else "") + f"; {row.time_note()}")])
     parts.append("<h2>Headline</h2><p class=muted>Counts within each implementation's claim "
                  "(SPEC section 12); beyond-claim scenarios are counted apart.</p>"
                  + table(HEADLINE, rows, 4))

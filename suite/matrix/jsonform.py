@@ -25,6 +25,7 @@ def matrix_dict(matrix: Matrix) -> dict:
             "version": row.version, "spec": row.spec, "status": row.status,
             "model_of": row.model_of, "restrictions": row.restrictions, "report": row.report,
             "duration_s": row.duration_s if row.ran else None,
+            "time": row.time_note(),
             "linear_time": row.linear(),
             "totals": dict(row.totals()),
             "areas": {k: dict(v) for k, v in cell_counts(row, "area").items()},

@@ -49,7 +49,8 @@ def headline_rows(matrix: Matrix) -> list[list[str]]:
         out.append([_label(row), cell(row.package), cell(row.kind), cell(claim), str(t[PASS]),
                     str(t[LEAK]), str(t[FAIL]), str(t[SHOULD]), str(t[ERROR]),
                     class_count(row), str(t[UNSUPPORTED] + t[SKIPPED]), str(t[BEYOND]),
-                    f"{judged} judged{unjudged}; linear time {row.linear() or 'not run'}"])
+                    f"{judged} judged{unjudged}; linear time {row.linear() or 'not run'}; "
+                    f"{row.time_note()}"])
     return out
 
 

@@ -62,6 +62,26 @@ class Row:
             return self.run.duration_s
         return float((self.stored or {}).get("duration_s") or 0.0)
 
+    def time_note(self) -> str:
+        """How long the row's run took, as its headline notes say it: its wall time, and
+        where the result cache gave most of it, the last full run's (which is what a reader
+        comparing implementations wants); "natively" for a row judged in its own language."""
+        if not self.ran:
+            return ""
+        if self.run is None:  # re-rendered from matrix.json: the words it kept
+            return str((self.stored or {}).get("time") or f"ran in {self.duration_s:,.0f} s")
+        settings = self.run.settings
+        how = " natively in Node" if settings.get("native") else ""
+        cache = settings.get("cache") or {}
+        full = cache.get("last_full_run")
+        if cache.get("reused") and full:
+            return (f"last full run {full['duration_s']:,.0f} s{how} "
+                    f"({full['scenarios']:,} scenarios); this one ran {cache.get('ran', 0):,} "
+                    f"in {self.duration_s:,.0f} s")
+        if cache.get("reused"):
+            return f"ran {cache.get('ran', 0):,} uncached in {self.duration_s:,.0f} s{how}"
+        return f"ran in {self.duration_s:,.0f} s{how}"
+
     def verdicts(self) -> dict[str, str]:
         if self.run is not None:
             return {r.scenario_id: verdict(r) for r in self.run.results}

@@ -34,8 +34,8 @@ from scrubcheck.reports import write_reports
 from scrubcheck.results import RunResult
 from scrubcheck.runner import RunSettings
 from scrubcheck.runner.harness import harness_digest, writers_digest
-from scrubcheck.runner.shard import run_selection
 from scrubcheck.spec import SPEC_VERSION
+from scrubcheck.vectors.native import run_row
 
 #: --quick: the same corpus and checks, fewer chunkings and cuts per scenario.
 QUICK_CAPS = Caps(long_input=0, tag_window=0, sample=3, budget_chars=200_000, min_variants=8,
@@ -85,6 +85,29 @@ def report_row(name: str, path: str, run: RunResult) -> Row:
                restrictions=restrictions)
 
 
+def note_judged_by(row: Row) -> None:
+    """Add to a row's restrictions how its run was judged, when natively."""
+    native = native_restriction(row.run) if row.run is not None else None
+    if native and native not in row.restrictions:
+        row.restrictions = [*row.restrictions, native]
+
+
+def native_restriction(run: RunResult) -> str | None:
+    """How a row judged natively was judged, in words (None for a protocol row)."""
+    native = run.settings.get("native")
+    if not native:
+        return None
+    checks = run.settings.get("vector_checks", {})
+    over = native.get("over_protocol") or []
+    return (f"judged natively in Node: js/scrubcheck-vectors drives the package "
+            f"({native['runner']} via {native['via']}) over the exported vectors, with the "
+            f"harness's per-scenario timeout and crash isolation around it; not judged there: "
+            f"{', '.join(checks.get('not_run', [])) or 'nothing'}"
+            + (f"; {len(over)} scenario(s) JSON cannot carry exactly ran over the peer "
+               f"protocol ({', '.join(over)})" if over else "")
+            + "; `scrubcheck run` drives it over the protocol with every check")
+
+
 def not_run_reason(manifest: Manifest, requested: bool) -> str | None:
     if read_marker(manifest.package) is not None:
         return None
@@ -126,8 +149,8 @@ def local_rows(scenarios: list[Scenario], settings: RunSettings, shard: Shard | 
         for index, row in enumerate(rows, 1):
             say(f"[{index}/{len(rows)}] {row.name} ({row.package}) ...")
             try:
-                yield row, run_selection(row.spec, scenarios, settings, shard=shard,
-                                         progress=progress)
+                yield row, run_row(row.spec, scenarios, settings, shard=shard,
+                                   progress=progress, say=say)
             except AdapterError as exc:
                 yield row, exc
 
@@ -227,6 +250,7 @@ def _rows_to_run(rows: list[Row], out: Path, settings: RunSettings, digest: str,
         if run is not None:
             say(f"[{index}/{len(rows)}] {row.name}: reusing {report}")
             row.run, row.reused = run, True
+            note_judged_by(row)
         else:
             todo.append(row)
     return todo
@@ -259,6 +283,7 @@ def keep_run(row: Row, run: RunResult, out: Path) -> None:
     if row.version:
         run.settings["implementation_version"] = row.version
     row.run = run
+    note_judged_by(row)
     if row.kind == "scrubber":
         row.kind = f"{run.scrubber_kind} scrubber"
     row.report = str(Path("peers") / row.name / "report.json")

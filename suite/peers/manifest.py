@@ -39,9 +39,14 @@ ECOSYSTEMS = ("pypi", "npm", "none")
 _NAME = re.compile(r"^[a-z0-9][a-z0-9.-]*$")
 _TOP_KEYS = {"name", "title", "kind", "entry", "program", "features", "context",
              "fixed_context", "heavy", "model_of", "restrictions", "timeout_s", "package",
-             "token_aligned", "observed", "delimiters", "claims", "claims_source"}
+             "token_aligned", "observed", "delimiters", "claims", "claims_source", "native"}
 _PACKAGE_KEYS = {"ecosystem", "name", "version", "no_deps", "extra", "env"}
 _DELIMITER_KEYS = {"pairs", "markers", "form"}
+_NATIVE_KEYS = {"runner", "via"}
+#: [native] runner -> how it may drive the package: the JS vector runner's --ai-sdk takes
+#: the AI SDK of the peer's environment, through the middleware's wrapStream alone or
+#: through streamText as an application reads it
+NATIVE_RUNNERS: dict[str, tuple[str, ...]] = {"ai-sdk": ("wrapStream", "streamText")}
 #: how a package takes a caller's pair: any two texts, or a tag name N it writes as <N>, </N>
 DELIMITER_FORMS = ("text", "<NAME>")
 
@@ -130,6 +135,19 @@ class Package:
 
 
 @dataclass(frozen=True)
+class NativeRun:
+    """[native]: the matrix may judge this peer natively in its own language, by the
+    vector runner of js/scrubcheck-vectors over the exported vectors, instead of through
+    one protocol message per delta (scrubcheck.vectors.native)."""
+
+    runner: str  # one of NATIVE_RUNNERS
+    via: str
+
+    def describe(self) -> str:
+        return f"{self.runner} via {self.via}"
+
+
+@dataclass(frozen=True)
 class Manifest:
     name: str
     title: str
@@ -154,6 +172,7 @@ class Manifest:
     claims: tuple[str, ...] = ()
     claims_source: str = ""
     delimiters: DelimiterLimits = DelimiterLimits()  # what of `delimiters` it can take
+    native: NativeRun | None = None  # how the matrix may judge it natively ([native])
 
     @property
     def adapter_kind(self) -> ScrubberKind:
@@ -376,7 +395,26 @@ def _validate(data: dict, path: Path) -> Manifest:
         timeout_s=float(timeout), folder=path.parent, observed=_observed(data, path),
         delimiters=_delimiter_limits(data.get("delimiters"), context, path),
         claims=claims, claims_source=claims_source,
+        native=_native(data.get("native"), data.get("package"), path),
     )
+
+
+def _native(raw: object, package: object, path: Path) -> NativeRun | None:
+    """The [native] table: which vector runner may judge the package in its own language."""
+    if raw is None:
+        return None
+    if not isinstance(raw, dict) or set(raw) - _NATIVE_KEYS or set(_NATIVE_KEYS) - set(raw):
+        raise _fail(path, "native must be a table with exactly the keys runner and via")
+    runner, via = raw["runner"], raw["via"]
+    if runner not in NATIVE_RUNNERS:
+        raise _fail(path, f"native runner {runner!r}: choose from {', '.join(NATIVE_RUNNERS)}")
+    if via not in NATIVE_RUNNERS[runner]:
+        raise _fail(path, f"native via {via!r}: the {runner} runner drives "
+                          f"{' or '.join(NATIVE_RUNNERS[runner])}")
+    if not (isinstance(package, dict) and package.get("ecosystem") == "npm"
+            and package.get("name") == "ai"):
+        raise _fail(path, "native runner ai-sdk judges the npm package ai only")
+    return NativeRun(runner, via)
 
 
 def _delimiter_limits(raw: object, context: tuple[str, ...], path: Path) -> DelimiterLimits:

@@ -21,7 +21,7 @@ import json
 import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +44,7 @@ from scrubcheck.runner.harness import (
     writers_digest,
 )
 from scrubcheck.spec import SPEC_VERSION
+from scrubcheck.vectors.native import native_implementation, run_row
 
 Say = Callable[[str], None]
 #: what the committed matrix is run with (README: a full-mode `scrubcheck matrix`)
@@ -252,7 +253,8 @@ def _cached_rows(ctx: Context, settings: RunSettings) -> Callable[
                 # the matrix judges every row in the generic class (run_matrix)
                 run = cached_run(row.spec, ctx.corpus.scenarios,
                                  _generic(settings), ctx.cache,
-                                 implementation_digest(row.spec), progress=ctx.progress)
+                                 native_implementation(row.spec), progress=ctx.progress,
+                                 run=partial(run_row, say=ctx.say))
             except AdapterError as exc:
                 yield row, exc
                 continue

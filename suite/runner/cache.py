@@ -37,6 +37,7 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -144,23 +145,25 @@ def row_key(spec: str, implementation: str, settings: RunSettings) -> dict[str, 
 
 def cached_run(spec: str, scenarios: list[Scenario], settings: RunSettings,
                cache: ResultCache | None, implementation: str | None, *,
-               progress: bool = False, corpus_errors: list[str] | None = None) -> RunResult:
-    """`run_selection(spec, scenarios, settings)`, with every result the cache holds for
-    this implementation, settings and harness taken from it instead of run. Without a
-    cache or an implementation digest, a plain run. Raises AdapterError as run_selection
-    does (when anything must run)."""
+               progress: bool = False, corpus_errors: list[str] | None = None,
+               run: Callable[..., RunResult] | None = None) -> RunResult:
+    """`run(spec, scenarios, settings)` (run_selection, or a layer above's way to run a
+    row, e.g. natively), with every result the cache holds for this implementation,
+    settings and harness taken from it instead of run. Without a cache or an
+    implementation digest, a plain run. Raises AdapterError as run_selection does (when
+    anything must run)."""
+    run = run or run_selection
     if cache is None or implementation is None or settings.shard is not None:
-        return run_selection(spec, scenarios, settings, progress=progress,
-                             corpus_errors=corpus_errors)
+        return run(spec, scenarios, settings, progress=progress, corpus_errors=corpus_errors)
     row = cache.row(row_key(spec, implementation, settings))
     digests = [scenario_digest(s) for s in scenarios]
     missing = [s for s, d in zip(scenarios, digests, strict=True) if d not in row.results]
     checks_missing = settings.runs_linear_check and row.scrubber_checks is None
     fresh: RunResult | None = None
     if missing or checks_missing or row.meta is None:
-        fresh = run_selection(spec, missing, replace(settings, linear_check=checks_missing),
-                              progress=progress, corpus_errors=corpus_errors)
-        _remember(row, fresh, missing, checks_missing)
+        fresh = run(spec, missing, replace(settings, linear_check=checks_missing),
+                    progress=progress, corpus_errors=corpus_errors)
+        _remember(row, fresh, missing, checks_missing, whole=len(missing) == len(scenarios))
         cache.save(row)
     ran = {r.scenario_id: r for r in fresh.results} if fresh else {}
     results = [ran[s.id] if s.id in ran else _restored(row.results[d], s)
@@ -171,11 +174,22 @@ def cached_run(spec: str, scenarios: list[Scenario], settings: RunSettings,
                       corpus_errors)
 
 
+#: what a run's settings say about how it was judged (a native runner, its checks), kept
+#: so that a run assembled from the cache says it too
+JUDGED_BY = ("native", "vector_checks")
+
+
 def _remember(row: CachedRow, fresh: RunResult, missing: list[Scenario],
-              checks_missing: bool) -> None:
-    """Keep what `fresh` found that may be trusted again (see the module's docstring)."""
+              checks_missing: bool, *, whole: bool) -> None:
+    """Keep what `fresh` found that may be trusted again (see the module's docstring);
+    when it ran the whole selection, its wall time, which a run assembled from the cache
+    later reports as the time of the last full run (its own is only what was left)."""
     if fresh.interrupted:
         return
+    last_full = (row.meta or {}).get("last_full_run")
+    if whole and missing:
+        last_full = {"duration_s": fresh.duration_s, "scenarios": len(missing),
+                     "started_at": fresh.started_at}
     by_id = {r.scenario_id: r for r in fresh.results}
     for scenario in missing:
         result = by_id.get(scenario.id)
@@ -185,7 +199,9 @@ def _remember(row: CachedRow, fresh: RunResult, missing: list[Scenario],
                 "supported_features": fresh.supported_features,
                 "accepted_context": fresh.accepted_context,
                 "implementation_version": fresh.settings.get("implementation_version", ""),
-                "conformance_class": fresh.settings.get("conformance_class")}
+                "conformance_class": fresh.settings.get("conformance_class"),
+                "judged_by": {k: fresh.settings[k] for k in JUDGED_BY if k in fresh.settings},
+                "last_full_run": last_full}
     if checks_missing and not any(c.outcome in NOT_CACHED for c in fresh.scrubber_checks):
         row.scrubber_checks = [_as_dict(fresh, c) for c in fresh.scrubber_checks]
 
@@ -216,7 +232,9 @@ def _assembled(spec: str, scenarios: list[Scenario], settings: RunSettings, row:
                     implementation_version=meta.get("implementation_version", ""),
                     selection={"scenarios": len(scenarios), "positions": None},
                     cache={"harness": harness_digest(), "reused": reused,
-                           "ran": len(results) - reused})
+                           "ran": len(results) - reused,
+                           "last_full_run": meta.get("last_full_run")})
+    recorded.update(meta.get("judged_by") or {})
     if not settings.runs_linear_check:
         checks: list[ScenarioResult] = []
     elif row.scrubber_checks is not None:

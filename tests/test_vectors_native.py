@@ -1,0 +1,141 @@
+"""The matrix's native rows (scrubcheck.vectors.native): the JS vector runner, watched by
+the harness, costs a hanging or crashing scenario only that scenario; a peer with a
+[native] table is judged natively with the protocol row's verdicts; the row says how it
+was judged; the result cache keeps native and protocol results apart."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from scrubcheck.corpus import load_corpus
+from scrubcheck.peers import find_manifest, read_marker
+from scrubcheck.peers.manifest import ManifestError, load_manifest
+from scrubcheck.results import Outcome
+from scrubcheck.runner import RunSettings
+from scrubcheck.runner.harness import implementation_digest
+from scrubcheck.runner.shard import run_selection
+from scrubcheck.vectors.native import RUNNER, judge_vectors, native_implementation, run_row
+
+NODE = shutil.which("node")
+pytestmark = pytest.mark.skipif(NODE is None, reason="node (20 or later) is not installed")
+VECTORS = RUNNER / "test" / "vectors"
+IDS = ["blocks-two-blocks-answer-between", "blocks-mid-line", "blocks-back-to-back",
+       "blocks-three-in-one-line", "blocks-empty-pair"]
+
+#: a pass-through scrubber that hangs on blocks-mid-line's text and exits on the one of
+#: blocks-three-in-one-line: what a broken JS scrubber can do to the process judging it
+HOSTILE = """
+import {{ feedFlush }} from "{index}";
+export default feedFlush(() => ({{
+  feed(delta) {{
+    if (delta.includes("144")) for (;;) {{}}
+    if (delta.includes("weekday")) process.exit(3);
+    return delta;
+  }},
+  flush() {{ return ""; }},
+}}), {{ name: "hostile" }});
+"""
+
+
+def _node_processes(marker: str) -> list[str]:
+    listed = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+    return [line for line in listed.splitlines() if marker in line and "ps -eo" not in line]
+
+
+def test_a_hang_and_a_crash_cost_their_own_scenarios(tmp_path: Path) -> None:
+    module = tmp_path / "hostile-scrubber.mjs"
+    module.write_text(HOSTILE.format(index=(RUNNER / "src" / "index.mjs").as_uri()),
+                      encoding="utf-8")
+    found, header = judge_vectors([str(module)], VECTORS, IDS,
+                                  RunSettings(jobs=1, timeout_s=3))
+    assert sorted(found) == sorted(IDS)
+    hung, crashed = found["blocks-mid-line"], found["blocks-three-in-one-line"]
+    assert hung.outcome is Outcome.TIMEOUT and "in 3 s" in (hung.reason or "")
+    assert crashed.outcome is Outcome.ERROR and "exit code 3" in (crashed.reason or "")
+    others = [found[i] for i in IDS if i not in ("blocks-mid-line", "blocks-three-in-one-line")]
+    # a pass-through shows the tags and the reasoning: judged, failing, after both restarts
+    assert all(r.outcome is Outcome.FAIL for r in others)
+    assert sum(any(f.leak for f in r.failures) for r in others) == 2
+    assert header["scrubber"] == "hostile"
+    assert _node_processes(str(module)) == []  # the hung runner was killed
+
+
+def test_garbage_on_the_runner_s_stdout_is_an_error_naming_the_line(tmp_path: Path) -> None:
+    module = tmp_path / "noisy-scrubber.mjs"
+    module.write_text(HOSTILE.format(index=(RUNNER / "src" / "index.mjs").as_uri()).replace(
+        'return delta;', 'process.stdout.write("not json\\\\n"); return delta;'),
+        encoding="utf-8")
+    found, _ = judge_vectors([str(module)], VECTORS, IDS[:1], RunSettings(jobs=1, timeout_s=10))
+    assert found[IDS[0]].outcome is Outcome.ERROR
+    assert "not a result" in (found[IDS[0]].reason or "")
+    assert "not json" in (found[IDS[0]].reason or "")
+
+
+def test_a_native_table_is_checked(tmp_path: Path) -> None:
+    source = find_manifest("ai6-stream").folder
+    folder = tmp_path / "ai6-stream"
+    shutil.copytree(source, folder)
+    path = folder / "peer.toml"
+    text = path.read_text(encoding="utf-8")
+    assert load_manifest(path).native is not None
+    for bad, says in (('via = "wrapStream"', "native via 'sideways'"),
+                      ('runner = "ai-sdk"', "native runner 'deno'")):
+        wrong = bad.replace("wrapStream", "sideways").replace("ai-sdk", "deno")
+        path.write_text(text.replace(bad, wrong), encoding="utf-8")
+        with pytest.raises(ManifestError, match=says):
+            load_manifest(path)
+    path.write_text(text.replace('via = "wrapStream"', 'via = "streamText"\nspeed = 2'),
+                    encoding="utf-8")
+    with pytest.raises(ManifestError, match="exactly the keys runner and via"):
+        load_manifest(path)
+
+
+def test_a_protocol_row_is_run_as_before(monkeypatch: pytest.MonkeyPatch) -> None:
+    corpus = load_corpus(None)
+    scenarios = [s for s in corpus.scenarios if s.area == "blocks"][:3]
+    run = run_row("reference", scenarios, RunSettings(jobs=1, linear_check=False))
+    assert "native" not in run.settings and len(run.results) == 3
+    assert native_implementation("reference") == implementation_digest("reference")
+
+
+@pytest.mark.peers
+@pytest.mark.parametrize("name", ["ai6-stream", "ai7-stream"])
+def test_a_native_row_gets_the_protocol_row_s_verdicts(name: str) -> None:
+    """Natively (in Node, the middleware's wrapStream) and over the peer protocol (through
+    streamText, as adapter.mjs drives it), the same verdict on every scenario of a sample
+    that holds the one JSON cannot carry (it runs over the protocol); the run says how it
+    was judged."""
+    from scrubcheck.matrix.verdicts import verdict
+
+    manifest = find_manifest(name)
+    if read_marker(manifest.package) is None:
+        pytest.skip(f"peer {name} is not installed (scrubcheck peers install {name})")
+    corpus = load_corpus(None)
+    seen: dict[str, int] = {}
+    sample = []
+    for scenario in corpus.scenarios:
+        seen[scenario.area] = seen.get(scenario.area, 0) + 1
+        if seen[scenario.area] <= 4 and len(scenario.text) < 2000 \
+                or scenario.id == "unicode-surrogate-halves-in-separate-deltas":
+            sample.append(scenario)
+    settings = RunSettings(jobs=2, linear_check=False, conformance_class="generic")
+    said: list[str] = []
+    native = run_row(f"peer:{name}", sample, settings, say=said.append)
+    protocol = run_selection(f"peer:{name}", sample, settings)
+    assert [r.scenario_id for r in native.results] == [s.id for s in sample]
+    differ = [f"{a.scenario_id}: native {verdict(a)}, protocol {verdict(b)}"
+              for a, b in zip(native.results, protocol.results, strict=True)
+              if verdict(a) != verdict(b)]
+    assert differ == [], "\n".join(differ[:10])
+    assert native.settings["native"]["over_protocol"] == [
+        "unicode-surrogate-halves-in-separate-deltas"]
+    assert "holdback" in native.settings["vector_checks"]["not_run"]
+    assert "timeout" in native.settings["vector_checks"]["ran"]
+    assert any("judged natively" in line for line in said)
+    assert native_implementation(f"peer:{name}") != implementation_digest(f"peer:{name}")
+    json.dumps(native.to_dict())  # a report can be written from it
