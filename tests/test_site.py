@@ -335,6 +335,61 @@ def test_history_appends_and_the_trend_names_fixed_classes(matrix: Path, tmp_pat
     assert "corpus 0000000000000000" in page
 
 
+def test_the_trend_counts_and_compares_within_the_claim(matrix: Path, tmp_path: Path) -> None:
+    """Releases of a peer that claims a class (ai6-stream: think): leaks are counted
+    within the claim, failure classes compared within it where both matrices kept them,
+    in the generic class where one did not, and every step says which."""
+    from scrubcheck.matrix.within_claim import counts
+
+    releases = []
+    for version, drop, keep_claim in (("1.0.0", None, True), ("2.0.0", "first", True),
+                                      ("3.0.0", None, False)):
+        path = _release(matrix, tmp_path, version, None)
+        data = json.loads(path.read_text(encoding="utf-8"))
+        row = data["rows"][0]
+        row["name"] = f"ai6-stream@{version}"
+        within = [dict(c) for c in row["failure_classes"]]
+        if drop:
+            within = within[1:]
+        if keep_claim:
+            row["claim_failure_classes"] = within
+        else:
+            row.pop("claim_failure_classes", None)
+        path.write_text(json.dumps(data), encoding="utf-8")
+        releases.append(path)
+    history = tmp_path / "history.json"
+    assert main(["site", "--out", str(tmp_path / "s"), "--history", str(history),
+                 *map(str, releases)]) == 0
+    entries = read_history(history)
+    series = trends(entries)["ai6-stream"]
+    verdicts = json.loads(releases[0].read_text(encoding="utf-8"))["rows"][0]["verdicts"]
+    assert [p.leaks_in for p in series] == ["think"] * 3
+    assert series[0].leaks == counts("think", verdicts)["LEAK"] != series[0].totals["LEAK"]
+    first, second = steps(series)
+    assert first.compared_in == "think" and len(first.fixed) == 1 and not first.new
+    assert second.compared_in == "generic"  # 3.0.0's matrix kept no classes within the claim
+    page = (tmp_path / "s" / "history.html").read_text(encoding="utf-8")
+    assert "compared within its claim (think)" in page
+    assert "in the generic class (the matrix kept no classes within the claim)" in page
+    impl = (tmp_path / "s" / "impl" / "ai6-stream@1.0.0.html").read_text(encoding="utf-8")
+    assert "Failure classes within its claim (think)" in impl and "In the generic class" in impl
+
+
+def test_a_history_entry_is_completed_never_rewritten(matrix: Path) -> None:
+    """An entry an older scrubcheck wrote without the within-claim counts is completed by
+    the same run read again; a run whose findings differ is never put in its place."""
+    site = load_site_data([matrix], load_corpus().scenarios)
+    (entry,) = entries_of(site)
+    older = json.loads(json.dumps(entry))
+    for row in older["rows"].values():
+        for key in ("claim", "claim_totals", "claim_classes"):
+            row.pop(key)
+    assert merged([older], [entry]) == ([entry], 0)
+    changed = json.loads(json.dumps(entry))
+    next(iter(changed["rows"].values()))["totals"]["PASS"] += 1
+    assert merged([older], [changed]) == ([older], 0)
+
+
 def test_history_entries_say_where_they_came_from(matrix: Path) -> None:
     site = load_site_data([matrix], load_corpus().scenarios)
     (entry,) = entries_of(site)

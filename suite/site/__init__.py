@@ -63,7 +63,7 @@ def build_site(site: SiteData, out: Path, triage: list[TriageEntry], history: li
     (out / MARKER).write_text("written by `scrubcheck site`; replaced on the next build\n",
                               encoding="utf-8")
     untriaged = len(untriaged_classes(site, triage))
-    triaged = sum(1 for i in site.impls for c in (i.classes or [])
+    triaged = sum(1 for i in site.impls for c in (i.judged_classes[1] or [])
                   if triage_of(triage, i.name, c))
     index = render_index(site, untriaged, triaged)
     (out / "index.html").write_text(index, encoding="utf-8")

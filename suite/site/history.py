@@ -47,13 +47,20 @@ def entries_of(site: SiteData) -> list[dict]:
             "run": p.started_at, "date": p.started_at[:10], "matrix": p.path,
             "spec_version": p.spec_version, "corpus_digest": p.corpus_digest, "mode": p.mode,
             "rows": {}})
+        judged_in, claim_classes = impl.judged_classes
         entry["rows"][impl.name] = {
             "base": impl.base, "package": impl.package, "version": impl.version,
-            "totals": impl.totals(),
-            "classes": [{k: c[k] for k in ("verdict", "rules", "area", "family", "scenarios",
-                                          "example", "command")}
-                        for c in (impl.classes or [])]}
+            "totals": impl.totals(), "classes": _kept(impl.classes),
+            # SPEC section 12: the trend counts within the claim; classes within it only
+            # where the matrix kept them (a matrix made before did not)
+            "claim": impl.claim, "claim_totals": impl.claim_totals(),
+            "claim_classes": _kept(claim_classes) if judged_in == impl.claim else None}
     return list(entries.values())
+
+
+def _kept(classes: list[dict] | None) -> list[dict]:
+    return [{k: c[k] for k in ("verdict", "rules", "area", "family", "scenarios", "example",
+                               "command")} for c in (classes or [])]
 
 
 def _same_run(a: dict, b: dict) -> bool:
@@ -80,14 +87,29 @@ def read_history(path: Path) -> list[dict]:
 
 
 def merged(history: list[dict], new: list[dict]) -> tuple[list[dict], int]:
-    """`history` with the `new` entries it does not hold yet appended; and how many were."""
+    """`history` with the `new` entries it does not hold yet appended; and how many were.
+    An entry of a run the history holds replaces the old one only when it is the same
+    run read with more (the within-claim counts an older scrubcheck did not record):
+    what a run found is never rewritten, only its reading completed."""
     out = list(history)
     added = 0
     for entry in new:
-        if not any(_same_run(entry, old) for old in out):
+        same = next((k for k, old in enumerate(out) if _same_run(entry, old)), None)
+        if same is None:
             out.append(entry)
             added += 1
+        elif _completes(entry, out[same]):
+            out[same] = entry
     return out, added
+
+
+def _completes(new: dict, old: dict) -> bool:
+    """Whether `new` has every row of `old` with the same totals and classes, and more keys."""
+    for name, row in old["rows"].items():
+        fresh = new["rows"].get(name, {})
+        if any(fresh.get(k) != v for k, v in row.items()):
+            return False
+    return any(set(new["rows"].get(n, {})) > set(row) for n, row in old["rows"].items())
 
 
 def write_history(path: Path, entries: list[dict]) -> None:
@@ -109,6 +131,11 @@ class Point:
     totals: dict
     classes: tuple[dict, ...]
     mode: str = ""
+    #: SPEC section 12: the class the row claims, and its counts and failure classes
+    #: within it (None where the history did not record them)
+    claim: str = "generic"
+    claim_totals: dict | None = None
+    claim_classes: tuple[dict, ...] | None = None
 
     @property
     def judged_by(self) -> tuple[str, str, str]:
@@ -118,7 +145,14 @@ class Point:
 
     @property
     def leaks(self) -> int:
-        return int(self.totals.get(LEAK, 0))
+        """Leaking scenarios within the claim (over every scenario where not recorded)."""
+        return int((self.claim_totals if self.claim_totals is not None else self.totals)
+                   .get(LEAK, 0))
+
+    @property
+    def leaks_in(self) -> str:
+        """The class `leaks` counts in."""
+        return self.claim if self.claim_totals is not None else "generic"
 
 
 @dataclass(frozen=True)
@@ -130,6 +164,7 @@ class Step:
     fixed: tuple[dict, ...]
     new: tuple[dict, ...]
     not_compared: str  # "" when compared
+    compared_in: str = "generic"  # the class whose failure classes were compared
 
 
 def _version_key(version: str) -> tuple:
@@ -148,7 +183,9 @@ def trends(entries: list[dict]) -> dict[str, list[Point]]:
                 name, str(row.get("version", "")), str(entry["run"]),
                 str(entry["spec_version"]), str(entry["corpus_digest"]),
                 dict(row.get("totals", {})), tuple(row.get("classes", [])),
-                str(entry.get("mode", ""))))
+                str(entry.get("mode", "")), str(row.get("claim") or "generic"),
+                row.get("claim_totals"),
+                None if row.get("claim_classes") is None else tuple(row["claim_classes"])))
     for series in points.values():
         series.sort(key=lambda p: (_version_key(p.version), p.run))
     return points
@@ -178,8 +215,14 @@ def steps(series: list[Point]) -> list[Step]:
                 why.append(f"{before.mode or '?'} mode → {after.mode or '?'} mode")
             out.append(Step(before, after, (), (), "; ".join(why)))
             continue
-        old = {class_key(c): c for c in before.classes}
-        now = {class_key(c): c for c in after.classes}
+        # within the claim where both points kept its classes, else in the generic class
+        within = (before.claim == after.claim and before.claim_classes is not None
+                  and after.claim_classes is not None)
+        old = {class_key(c): c for c in (before.claim_classes if within else before.classes)
+               or ()}
+        now = {class_key(c): c for c in (after.claim_classes if within else after.classes)
+               or ()}
         out.append(Step(before, after, tuple(old[k] for k in old if k not in now),
-                        tuple(now[k] for k in now if k not in old), ""))
+                        tuple(now[k] for k in now if k not in old), "",
+                        after.claim if within else "generic"))
     return out

@@ -42,20 +42,28 @@ def _step(step: Step, known: set[str], level: int) -> str:
         return head + (f'<p class="banner" role="note">Not compared: {text(step.not_compared)}'
                        ". A class missing from the later run may be a scenario that changed, "
                        "not a bug fixed.</p>")
+    where = (f"within its claim ({step.compared_in})" if step.compared_in != "generic"
+             else "in the generic class (the matrix kept no classes within the claim)")
     if not step.fixed and not step.new:
-        return head + "<p>No failure class changed.</p>"
-    return head + _classes("Fixed", step.fixed, known) + _classes("New", step.new, known)
+        return head + f"<p>No failure class changed {text(where)}.</p>"
+    return (head + f'<p class="muted">Failure classes compared {text(where)}.</p>'
+            + _classes("Fixed", step.fixed, known) + _classes("New", step.new, known))
 
 
 def _series(base: str, series: list[Point], known: set[str]) -> str:
     rows = "".join(f"<tr><td>{text(p.version)}</td><td>{text(p.name)}</td>"
                    f"<td>{text(p.run)}</td><td>{text(p.spec_version)}, {text(p.corpus_digest)}"
-                   f'</td><td class="n">{p.leaks}</td><td class="n">{len(p.classes)}</td></tr>'
+                   f'</td><td class="n">{p.leaks}</td><td>{text(p.leaks_in)}</td>'
+                   f'<td class="n">{len(p.classes)}</td>'
+                   f'<td class="n">{"" if p.claim_classes is None else len(p.claim_classes)}'
+                   "</td></tr>"
                    for p in series)
     parts = [f'<section id="impl-{text(base)}"><h2>{text(base)}</h2>'
              '<table><thead><tr><th scope="col">version</th><th scope="col">row</th>'
              '<th scope="col">run</th><th scope="col">SPEC, corpus</th>'
-             '<th scope="col">leaking scenarios</th><th scope="col">failure classes</th></tr>'
+             '<th scope="col">leaking scenarios</th><th scope="col">counted in</th>'
+             '<th scope="col">failure classes</th>'
+             '<th scope="col">failure classes within claim</th></tr>'
              f"</thead><tbody>{rows}</tbody></table>"]
     groups = judged_alike(series)
     if len(groups) > 1:
@@ -87,7 +95,10 @@ def render_history(entries: list[dict], known: set[str], history_file: str) -> s
             f"{several} of {len(series)} implementations have more than "
             "one version. A failure class is its verdict, rules, area and family, so a class "
             "whose scenarios still fail but break fewer rules shows as one fixed and one new. "
-            "Leaks count scenarios where reasoning reached the user, over all "
-            f"judged scenarios.</p><ul>{runs}</ul>"
+            "Leaks count scenarios where reasoning reached the user within the class the "
+            "implementation claims (SPEC section 12; \"counted in\" names it, generic where "
+            "the history recorded no claim). Failure classes are compared within the claim "
+            "where both runs kept them there, else in the generic class, and each step says "
+            f"which.</p><ul>{runs}</ul>"
             + "".join(_series(base, s, known) for base, s in sorted(series.items())))
     return page("scrubcheck: history", body, 0)

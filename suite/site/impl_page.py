@@ -63,6 +63,24 @@ def _class_section(site: SiteData, impl: Impl, number: int, failure_class: dict,
     return "".join(parts)
 
 
+def _class_index(classes: list[dict], triaged: list[list[TriageEntry]],
+                 anchor: str | None) -> str:
+    """The table of failure classes; with `anchor`, each number links to its section."""
+    def number(n: int) -> str:
+        return f'<a href="#{anchor}{n}">{n}</a>' if anchor else str(n)
+
+    body = "".join(
+        f'<tr><td>{number(n)}</td><td class="verdict-{text(c["verdict"])}">'
+        f'{text(c["verdict"])}</td><td>{text(c["rules"])}</td><td>{text(c["area"])}</td>'
+        f'<td>{text(c["family"] or "hand-written")}</td><td class="n">{c["scenarios"]}</td>'
+        f"<td>{triage_html(t)}</td></tr>"
+        for n, (c, t) in enumerate(zip(classes, triaged, strict=True), 1))
+    return ('<table><thead><tr><th scope="col">#</th><th scope="col">verdict</th>'
+            '<th scope="col">rules</th><th scope="col">area</th><th scope="col">family</th>'
+            '<th scope="col">scenarios</th><th scope="col">upstream</th></tr></thead>'
+            f"<tbody>{body}</tbody></table>")
+
+
 def _counts(totals: dict[str, int]) -> str:
     return " · ".join(f"{totals[v]} {v.lower()}" for v in VERDICTS if totals.get(v))
 
@@ -96,32 +114,33 @@ def render_impl(site: SiteData, impl: Impl, triage: list[TriageEntry], base_url:
                  f'<a href="{href(1, f"badges/{impl.name}.svg")}">SVG</a>, '
                  f'<a href="{href(1, f"badges/{impl.name}.json")}">shields endpoint JSON</a>. '
                  "Replace the base address with where this site is served.</p>" + snippets)
-    classes = impl.classes
+    judged_in, classes = impl.judged_classes
+    where = f" within its claim ({judged_in})" if judged_in != "generic" else ""
     if classes is None:
         parts.append("<h2>Failure classes</h2><p>This matrix.json was made before failure "
                      "classes were kept.</p>")
     elif not classes:
-        parts.append("<h2>Failure classes</h2><p>None: every judged scenario passes.</p>")
+        parts.append(f"<h2>Failure classes{text(where)}</h2><p>None: every judged scenario "
+                     "passes.</p>")
     else:
         kept = sum(1 for c in classes if c["example"] in impl.examples)
         triaged = [triage_of(triage, impl.name, c) for c in classes]
         open_count = sum(1 for t in triaged if not t)
-        index = "".join(
-            f'<tr><td><a href="#class-{n}">{n}</a></td><td class="verdict-{text(c["verdict"])}">'
-            f'{text(c["verdict"])}</td><td>{text(c["rules"])}</td><td>{text(c["area"])}</td>'
-            f'<td>{text(c["family"] or "hand-written")}</td><td class="n">{c["scenarios"]}</td>'
-            f"<td>{triage_html(t)}</td></tr>"
-            for n, (c, t) in enumerate(zip(classes, triaged, strict=True), 1))
         parts.append(
-            f"<h2>Failure classes ({len(classes)})</h2><p>Failing scenarios grouped by verdict, "
-            "rules, area and generating family: one bug repeated over a generated family "
-            f"counts once. {open_count} untriaged. Outputs kept for {kept} of {len(classes)} "
-            "examples.</p><table><thead><tr><th scope=\"col\">#</th><th scope=\"col\">verdict"
-            '</th><th scope="col">rules</th><th scope="col">area</th><th scope="col">family'
-            '</th><th scope="col">scenarios</th><th scope="col">upstream</th></tr></thead>'
-            f"<tbody>{index}</tbody></table>")
+            f"<h2>Failure classes{text(where)} ({len(classes)})</h2><p>Failing scenarios "
+            "grouped by verdict, rules, area and generating family: one bug repeated over a "
+            f"generated family counts once. {open_count} untriaged. Outputs kept for {kept} "
+            f"of {len(classes)} examples.</p>" + _class_index(classes, triaged, "class-"))
         parts.extend(_class_section(site, impl, n, c, t)
                      for n, (c, t) in enumerate(zip(classes, triaged, strict=True), 1))
+    if judged_in != "generic" and impl.classes:
+        generic = impl.classes
+        parts.append(
+            f"<h2>In the generic class ({len(generic)})</h2><p>The failure classes over every "
+            "scenario it was given, the ones beyond its claim included (other formats' "
+            "delimiters, which its configuration does not cover): for a reader deploying it "
+            "where it may meet those formats.</p>"
+            + _class_index(generic, [triage_of(triage, impl.name, c) for c in generic], None))
     parts.append(f'<p><a href="{href(1, "history.html")}#impl-{text(impl.base)}">'
                  "Trend across releases</a></p>")
     return page(f"scrubcheck: {impl.name}", "".join(parts), 1)

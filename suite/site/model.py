@@ -73,6 +73,9 @@ class Impl:
     classes: list[dict] | None  # None: the matrix was made before classes were kept
     examples: dict[str, dict]
     provenance: Provenance
+    #: the failure classes of the scenarios within its claim (SPEC section 12), as the
+    #: matrix's headline counts them; None: the matrix did not keep them (older files)
+    claim_classes: list[dict] | None = None
 
     @property
     def base(self) -> str:
@@ -91,6 +94,14 @@ class Impl:
     def claim(self) -> str:
         """The class the row claims (its peer manifest's), generic for the others."""
         return row_claim(self.name)
+
+    @property
+    def judged_classes(self) -> tuple[str, list[dict] | None]:
+        """The failure classes its pages lead with, and the class they are counted in:
+        within its claim where the matrix kept them, else the generic class's."""
+        if self.claim != "generic" and self.claim_classes is not None:
+            return self.claim, self.claim_classes
+        return "generic", self.classes
 
     def claim_totals(self) -> dict[str, int]:
         """Verdict counts within the claimed class (SPEC section 12), as the matrix's
@@ -206,7 +217,7 @@ def _impl(raw: dict, provenance: Provenance) -> Impl:
                 raw["spec"], raw.get("model_of"), list(raw.get("restrictions") or []),
                 str(raw.get("linear_time") or ""), dict(raw["verdicts"]),
                 raw.get("failure_classes"), examples if isinstance(examples, dict) else {},
-                provenance)
+                provenance, raw.get("claim_failure_classes"))
 
 
 def bucket_counts(site: SiteData, impl: Impl, ids: list[str] | frozenset[str]

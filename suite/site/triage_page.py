@@ -1,6 +1,8 @@
 """triage.html: every triage entry with the failure classes it covers, and the failure
 classes no entry covers (untriaged), so a maintainer sees what still needs an
-upstream report."""
+upstream report. The classes are those each implementation page leads with: within
+its claim (SPEC section 12) where the matrix kept them, so an upstream report is asked
+for a bug within what the package says it covers."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ def untriaged_classes(site: SiteData, entries: list[TriageEntry]) -> list[tuple[
     """(implementation, class number, class) of each class no entry matches."""
     out = []
     for impl in site.impls:
-        for number, c in enumerate(impl.classes or [], 1):
+        for number, c in enumerate(impl.judged_classes[1] or [], 1):
             if not triage_of(entries, impl.name, c):
                 out.append((impl.name, number, c))
     return out
@@ -24,7 +26,8 @@ def render_triage(site: SiteData, entries: list[TriageEntry], triage_file: str) 
     rows = []
     for entry in entries:
         covered = [(impl.name, n) for impl in site.impls
-                   for n, c in enumerate(impl.classes or [], 1) if entry.matches(impl.name, c)]
+                   for n, c in enumerate(impl.judged_classes[1] or [], 1)
+                   if entry.matches(impl.name, c)]
         links = ", ".join(f'<a href="{href(0, impl_path(name))}#class-{n}">{text(name)} #{n}</a>'
                           for name, n in covered) or '<span class="muted">none in these runs</span>'
         what = ", ".join(x for x in (
