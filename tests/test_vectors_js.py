@@ -166,13 +166,16 @@ def test_npm_pack_installs_in_a_clean_folder_and_runs(tmp_path: Path) -> None:
 
 # ------------------------------------------------- the AI SDK rows, natively in Node
 @pytest.mark.peers
-@pytest.mark.parametrize("name", ["ai6-stream", "ai7-stream"])
-@pytest.mark.parametrize("via", ["wrapStream", "streamText"])
+@pytest.mark.parametrize(("name", "via"), [
+    ("ai6-stream", "wrapStream"), ("ai6-stream", "streamText"), ("ai7-stream", "wrapStream"),
+    ("ai7-stream", "streamText"), ("ai6-generate", "generateText"),
+    ("ai7-generate", "generateText")])
 def test_ai_sdk_natively_agrees_with_the_protocol_rows(sample, tmp_path: Path, name: str,
                                                        via: str) -> None:
     """The real extractReasoningMiddleware judged by the JS runner (its wrapStream alone,
-    or through streamText as the protocol peer drives it) gets the protocol row's
-    verdicts, check for check, on every scenario both judge."""
+    through streamText as the stream peers drive it, or through generateText as the batch
+    peers do) gets the protocol row's verdicts, check for check, on every scenario both
+    judge."""
     from scrubcheck.peers import find_manifest, read_marker
     from scrubcheck.peers.envs import env_dir
 

@@ -1,10 +1,13 @@
-// The Vercel AI SDK's extractReasoningMiddleware, judged natively. Two paths:
+// The Vercel AI SDK's extractReasoningMiddleware, judged natively. Three paths:
 //
 //   via "wrapStream" (default): the middleware's own wrapStream over a model stream of
 //     text-delta parts (the `middleware` driver of drivers.mjs): the scrubber alone;
 //   via "streamText": as an application uses it, wrapLanguageModel over a mock model of
 //     `ai/test`, read through streamText's fullStream, as the matrix's protocol peers
-//     (scrubbers/peers/ai6-stream, ai7-stream) do, at about 9x the cost per stream.
+//     (scrubbers/peers/ai6-stream, ai7-stream) do, at about 9x the cost per stream;
+//   via "generateText": the batch path, wrapGenerate through generateText over a mock
+//     model whose one text part is the whole stream, as ai6-generate/ai7-generate drive
+//     it: the deltas are held until flush(), which returns the answer text.
 //
 // Either way each delta is a text-delta part followed by a raw marker part; what comes
 // back before the marker is that delta's output. tests/test_vectors_js.py holds both to
@@ -64,7 +67,10 @@ export function aiSdkStream({ ai, test, version }, { via = "wrapStream" } = {}) 
                                    name: `ai@${version} extractReasoningMiddleware` }),
              refuse };
   }
-  if (via !== "streamText") throw new Error(`via must be wrapStream or streamText, not ${via}`);
+  if (via === "generateText") return aiSdkGenerate({ ai, test, version }, refuse, accepts);
+  if (via !== "streamText") {
+    throw new Error(`via must be wrapStream, streamText or generateText, not ${via}`);
+  }
   const open = async (context) => {
     const tag = tagName(context.delimiters ?? [], major);
     if (tag.refused) throw new Error(tag.refused);
@@ -110,6 +116,53 @@ export function aiSdkStream({ ai, test, version }, { via = "wrapStream" } = {}) 
   return {
     kind: "middleware",
     name: `ai@${version} extractReasoningMiddleware (streamText)`,
+    accepts,
+    features: [],
+    reusable: false,
+    refuse,
+    open,
+  };
+}
+
+// The batch path: a session that holds the deltas and runs generateText once at flush().
+// A batch scrubber sees only the whole text, so every chunking of a scenario gives it the
+// same input: its answer is kept per scenario context and text, and generateText runs
+// once per distinct text (the whole stream and each truncation cut), as the protocol
+// row's batch peer is asked once per text. A raised error is never kept.
+function aiSdkGenerate({ ai, test, version }, refuse, accepts) {
+  const Mock = test.MockLanguageModelV4 ?? test.MockLanguageModelV3;
+  const major = Number(version.split(".")[0]);
+  const answers = new WeakMap();
+  const open = async (context) => {
+    if (!answers.has(context)) answers.set(context, new Map());
+    const known = answers.get(context);
+    const tag = tagName(context.delimiters ?? [], major);
+    if (tag.refused) throw new Error(tag.refused);
+    let text = "";
+    const mock = new Mock({
+      doGenerate: async () => ({ content: [{ type: "text", text }], finishReason: FINISH,
+                                 usage: USAGE, warnings: [] }),
+    });
+    const model = ai.wrapLanguageModel({
+      model: mock,
+      middleware: ai.extractReasoningMiddleware({
+        tagName: tag.name, startWithReasoning: Boolean(context.starts_in_reasoning) }),
+    });
+    const held = [];
+    return {
+      feed: async (delta) => { held.push(delta); return []; },
+      flush: async () => {
+        text = held.join("");
+        if (!known.has(text)) {
+          known.set(text, (await ai.generateText({ model, prompt: "scrubcheck" })).text);
+        }
+        return [known.get(text)];
+      },
+    };
+  };
+  return {
+    kind: "batch",
+    name: `ai@${version} extractReasoningMiddleware (generateText)`,
     accepts,
     features: [],
     reusable: false,

@@ -40,7 +40,7 @@ async function main() {
     console.error("usage: scrubcheck-vectors VECTOR_DIR MODULE [--export NAME] [--out FILE] " +
                   "[--id ID]... [--shard K/N]\n" +
                   "       scrubcheck-vectors VECTOR_DIR --ai-sdk DIR (DIR/node_modules/ai: " +
-                  "its extractReasoningMiddleware; --via wrapStream|streamText)");
+                  "its extractReasoningMiddleware; --via wrapStream|streamText|generateText)");
     return 2;
   }
   const [dir, module] = positionals;
