@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from scrubcheck.matrix.verdicts import ERROR, FAIL, LEAK, SHOULD, verdict
@@ -44,11 +45,17 @@ class FailureClass:
     command: str  # reproduces the example
 
 
-def failure_classes(run: RunResult) -> list[FailureClass]:
-    """The run's failure classes, most scenarios first (leaks before others on ties)."""
+def failure_classes(run: RunResult, only: Collection[str] | None = None
+                    ) -> list[FailureClass]:
+    """The run's failure classes, most scenarios first (leaks before others on ties);
+    with `only`, of those scenario ids alone (a conformance class's, SPEC section 12).
+    Families are found over the whole run either way, so a recipe keeps its name when
+    only some of its scenarios are counted."""
     families = _families(run.results)
     groups: dict[tuple[Verdict, str, str, str], list[ScenarioResult]] = defaultdict(list)
     for result in run.results:
+        if only is not None and result.scenario_id not in only:
+            continue
         judged = verdict(result)
         if judged not in FAILING:
             continue

@@ -9,7 +9,14 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from scrubcheck.matrix.markdown import HEADLINE, LETTER, class_count, source_link
+from scrubcheck.matrix.markdown import (
+    GRID_NOTE,
+    HEADLINE,
+    LETTER,
+    class_count,
+    grid_cell,
+    source_link,
+)
 from scrubcheck.matrix.rows import (
     Matrix,
     cell_counts,
@@ -20,7 +27,7 @@ from scrubcheck.matrix.rows import (
     pruned,
 )
 from scrubcheck.matrix.verdicts import ERROR, FAIL, LEAK, PASS, SHOULD, SKIPPED, UNSUPPORTED
-from scrubcheck.matrix.within_claim import BEYOND, NOT_JUDGED, counts, row_claim
+from scrubcheck.matrix.within_claim import BEYOND, NOT_JUDGED, claims_in, counts, row_claim
 from scrubcheck.reports.htmlpage import PAGE_CSS, table, text
 
 _EXTRA_CSS = """
@@ -74,6 +81,12 @@ def render_html(matrix: Matrix) -> str:
     parts.append("<h2>Headline</h2><p class=muted>Counts within each implementation's claim "
                  "(SPEC section 12); beyond-claim scenarios are counted apart.</p>"
                  + table(HEADLINE, rows, 4))
+    grid = claims_in(r.name for r in matrix.ran)
+    parts.append(f"<h2>Within each class</h2><p class=muted>{text(GRID_NOTE)}</p>" + table(
+        ["implementation", *grid],
+        [[_name(row)] + [(f"<td><b>{text(grid_cell(row, c))}</b></td>" if c == row.claim
+                          else text(grid_cell(row, c))) for c in grid]
+         for row in matrix.ran], 1))
     for key, title in (("group", "By SPEC rule group"), ("area", "By corpus area")):
         cols = columns(matrix, key)
         body = []
@@ -137,11 +150,12 @@ def _pruned(matrix: Matrix) -> str:
 
 
 def _classes(matrix: Matrix) -> str:
-    parts = ["<h2>Distinct failure classes</h2><p>Failing scenarios grouped by verdict, failed "
-             "rules, area and generating family (— for hand-written scenarios), with the "
-             "shortest failing example of each.</p>"]
+    parts = ["<h2>Distinct failure classes</h2><p>Failing scenarios within each "
+             "implementation's claim grouped by verdict, failed rules, area and generating "
+             "family (— for hand-written scenarios), with the shortest failing example of "
+             "each.</p>"]
     for row in matrix.ran:
-        classes = row.failure_classes()
+        classes = row.classes_within(row.claim)
         if classes is None:
             parts.append(f"<h3>{_name(row)}</h3><p>Not kept in the stored matrix.</p>")
             continue
@@ -151,7 +165,11 @@ def _classes(matrix: Matrix) -> str:
                  f"<code>{text(c.example)}</code>" + (f" ({c.size} chars)" if c.size else "")
                  + (f"<pre>$ {text(c.command)}</pre>" if c.command else "")]
                 for c in classes]
-        parts.append(f"<h3>{_name(row)}: {len(classes)} classes</h3>"
+        generic = row.failure_classes()
+        also = ("" if row.claim == "generic" or generic is None
+                else f" (in the generic class: {len(generic)})")
+        parts.append(f"<h3>{_name(row)}: {len(classes)} classes within "
+                     f"{text(row.claim)}{text(also)}</h3>"
                      + (table(["verdict", "rules", "area", "family", "scenarios",
                                 "shortest example"], body, 4) if body
                         else "<p>No failing scenario.</p>"))

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from scrubcheck.matrix.examples import class_examples
 from scrubcheck.matrix.rows import Matrix, Row, cell_counts, hall_of_bugs, observed_checks, pruned
+from scrubcheck.matrix.within_claim import claims_in
 from scrubcheck.reports.json_report import json_document, write_json_text
 
 MATRIX_FORMAT = 1
@@ -18,8 +19,10 @@ MATRIX_FORMAT = 1
 
 def matrix_dict(matrix: Matrix) -> dict:
     rows = []
+    grid = claims_in(r.name for r in matrix.ran)
     for row in matrix.rows:
         classes = row.failure_classes() if row.ran else None
+        within = row.classes_within(row.claim) if row.ran else None
         rows.append({
             "name": row.name, "title": row.title, "kind": row.kind, "package": row.package,
             "version": row.version, "spec": row.spec, "status": row.status,
@@ -33,8 +36,14 @@ def matrix_dict(matrix: Matrix) -> dict:
             "verdicts": row.verdicts(),
             "hall_of_bugs": [asdict(e) for e in hall_of_bugs(row)],
             "failure_classes": (None if classes is None else [asdict(c) for c in classes]),
+            # SPEC section 12: within the row's claim, what the headline counts; and how
+            # many classes within each class of the grid
+            "claim": row.claim,
+            "claim_failure_classes": (None if within is None else [asdict(c) for c in within]),
+            "class_failure_counts": {c: row.class_count_within(c) for c in grid},
         })
-        examples = _examples(row, classes)
+        examples = _examples(row, None if classes is None else
+                             [*classes, *(within or [])])
         if examples is not None:
             rows[-1]["examples"] = examples
     return {

@@ -54,31 +54,43 @@ def headline_rows(matrix: Matrix) -> list[list[str]]:
     return out
 
 
+def grid_cell(row: Row, claim: str) -> str:
+    """One cell of the class grid: pass/leak/fail within `claim`, and how many distinct
+    failure classes the failing ones make (fail counts MUST and SHOULD failures and errors)."""
+    t = counts(claim, row.verdicts())
+    failed = t[FAIL] + t[SHOULD] + t[ERROR]
+    found = row.class_count_within(claim)
+    distinct = "" if not (t[LEAK] + failed) else (
+        f" ({found} class{'es' if found != 1 else ''})" if found is not None else " (n/a)")
+    return f"{t[PASS]}/{t[LEAK]}/{failed}{distinct}"
+
+
+GRID_NOTE = ("Each implementation's scenarios within each class some implementation claims "
+             "(SPEC section 12), as pass/leak/fail with the distinct failure classes they make; "
+             "its own claim marked. A generic verdict stands within a class wherever the class "
+             "expects the same output; scenarios whose class expectation differs are not "
+             "counted here (the headline's notes give how many).")
+
+
 def claim_grid(matrix: Matrix) -> list[str]:
-    """Implementation × class: each row's verdicts within every class some row claims,
-    as pass/leak/fail (fail counts MUST and SHOULD failures and errors); · beyond it."""
+    """Implementation × class: each row within every class some row claims; · beyond it."""
     classes = claims_in(r.name for r in matrix.ran)
     body = []
     for row in matrix.ran:
         cells = []
         for claim in classes:
-            t = counts(claim, row.verdicts())
-            failed = t[FAIL] + t[SHOULD] + t[ERROR]
             mark = "**" if claim == row_claim(row.name) else ""
-            cells.append(f"{mark}{t[PASS]}/{t[LEAK]}/{failed}{mark}")
+            cells.append(f"{mark}{grid_cell(row, claim)}{mark}")
         body.append([_label(row), *cells])
-    return ["## Within each class", "",
-            "Each implementation's scenarios within each class some implementation claims "
-            "(SPEC section 12), as pass/leak/fail; its own claim in bold. A generic verdict "
-            "stands within a class wherever the class expects the same output; scenarios "
-            "whose class expectation differs are not counted here (the headline's notes give "
-            "how many).", "", *_table(["implementation", *classes], body)]
+    return ["## Within each class", "", GRID_NOTE, "",
+            *_table(["implementation", *classes], body)]
 
 
 def class_count(row: Row) -> str:
-    """The headline's distinct failure classes (n/a: a stored matrix that did not keep them)."""
-    classes = row.failure_classes()
-    return "n/a" if classes is None else str(len(classes))
+    """The headline's distinct failure classes within the row's claim (n/a: a stored
+    matrix that did not keep them)."""
+    found = row.class_count_within(row.claim)
+    return "n/a" if found is None else str(found)
 
 
 HEADLINE = ["implementation", "package", "kind", "claim", "pass", "leak", "fail (MUST)",
@@ -183,22 +195,27 @@ def _pruned(matrix: Matrix) -> list[str]:
 
 def _classes(matrix: Matrix) -> list[str]:
     lines = ["## Distinct failure classes", "",
-             "For each implementation, its failing scenarios grouped by verdict, failed rules, "
-             "area and generating family (family `—`: hand-written scenarios), largest first, "
-             "with the shortest failing example of each and the command that reproduces it."
-             f" The first {CLASSES_SHOWN} per implementation are shown; matrix.html and "
-             "matrix.json have all.", ""]
+             "For each implementation, its failing scenarios within its claim grouped by "
+             "verdict, failed rules, area and generating family (family `—`: hand-written "
+             "scenarios), largest first, with the shortest failing example of each and the "
+             "command that reproduces it; the generic class's count (every scenario, other "
+             f"formats' included) follows. The first {CLASSES_SHOWN} per implementation are "
+             "shown; matrix.html and matrix.json have all.", ""]
     for row in matrix.ran:
-        classes = row.failure_classes()
+        classes = row.classes_within(row.claim)
         lines += [f"### {row.name}" + (" (model)" if row.model_of else ""), ""]
         if classes is None:
             lines += ["Not kept in the stored matrix this page was rendered from.", ""]
             continue
+        generic = row.failure_classes()
+        also = ("" if row.claim == "generic" or generic is None else
+                f" In the generic class: {len(generic)} classes.")
         if not classes:
-            lines += ["No failing scenario.", ""]
+            lines += [f"No failing scenario within {row.claim}.{also}", ""]
             continue
         scenarios = sum(c.scenarios for c in classes)
-        lines.append(f"{len(classes)} classes over {scenarios} failing scenarios.")
+        lines.append(f"Within {row.claim}: {len(classes)} classes over {scenarios} failing "
+                     f"scenarios.{also}")
         lines.append("")
         body = [[f"{LETTER[c.verdict]} {c.verdict}", cell(c.rules or "(no failure recorded)"),
                  cell(c.area), code_span(c.family) if c.family else "—", str(c.scenarios),

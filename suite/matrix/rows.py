@@ -24,6 +24,7 @@ from scrubcheck.matrix.verdicts import (
     UNSUPPORTED,
     verdict,
 )
+from scrubcheck.matrix.within_claim import placements, row_claim
 from scrubcheck.peers.observed import Observation
 from scrubcheck.reports.analysis import reproductions, scenario_severity
 from scrubcheck.results import RunResult, ScenarioResult
@@ -51,6 +52,9 @@ class Row:
     #: instead of `run`: this row's views as matrix.json kept them (`scrubcheck matrix
     #: --render-from`); the per-scenario failures are not there, only what the pages show
     stored: dict | None = None
+    #: failure classes by conformance class, computed once per row (classes_within)
+    _within: dict[str, list[FailureClass] | None] = field(default_factory=dict, repr=False,
+                                                           compare=False)
 
     @property
     def ran(self) -> bool:
@@ -97,6 +101,39 @@ class Row:
             return failure_classes(self.run)
         kept = (self.stored or {}).get("failure_classes")
         return None if kept is None else [FailureClass(**c) for c in kept]
+
+    @property
+    def claim(self) -> str:
+        """The conformance class the row claims (SPEC section 12)."""
+        return row_claim(self.name)
+
+    def classes_within(self, claim: str) -> list[FailureClass] | None:
+        """The failure classes among the scenarios within `claim` that the class judges as
+        the generic class does (matrix.within_claim): what the headline and the class grid
+        count, so one bug on other formats' delimiters does not count against a claim that
+        does not cover them. None where a stored row did not keep them."""
+        if claim not in self._within:
+            self._within[claim] = self._classes_within(claim)
+        return self._within[claim]
+
+    def _classes_within(self, claim: str) -> list[FailureClass] | None:
+        if claim == "generic":
+            return self.failure_classes()
+        if self.run is not None:
+            placed = placements(claim, tuple(r.scenario_id for r in self.run.results))
+            return failure_classes(self.run, {i for i, p in placed.items() if p is None})
+        kept = (self.stored or {}).get("claim_failure_classes")
+        if claim == self.claim and kept is not None:
+            return [FailureClass(**c) for c in kept]
+        return None
+
+    def class_count_within(self, claim: str) -> int | None:
+        """How many failure classes within `claim` (a stored row keeps the counts)."""
+        if self.run is None and claim not in ("generic", self.claim):
+            count = ((self.stored or {}).get("class_failure_counts") or {}).get(claim)
+            return None if count is None else int(count)
+        classes = self.classes_within(claim)
+        return None if classes is None else len(classes)
 
     def linear(self) -> str:
         """The once-per-run R-ROBUST-2 outcome, or '' when it did not run."""

@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 
 from scrubcheck import __version__
@@ -33,9 +34,10 @@ from scrubcheck.peers import Manifest, read_marker
 from scrubcheck.reports import write_reports
 from scrubcheck.results import RunResult
 from scrubcheck.runner import RunSettings
+from scrubcheck.runner.cache import ResultCache, cached_run
 from scrubcheck.runner.harness import harness_digest, writers_digest
 from scrubcheck.spec import SPEC_VERSION
-from scrubcheck.vectors.native import run_row
+from scrubcheck.vectors.native import native_implementation, run_row
 
 #: --quick: the same corpus and checks, fewer chunkings and cuts per scenario.
 QUICK_CAPS = Caps(long_input=0, tag_window=0, sample=3, budget_chars=200_000, min_variants=8,
@@ -142,15 +144,19 @@ RowRunner = Callable[[list[Row]], Iterable[tuple[Row, RunResult | AdapterError]]
 
 
 def local_rows(scenarios: list[Scenario], settings: RunSettings, shard: Shard | None,
-               progress: bool, say: Say) -> RowRunner:
-    """Each row's run on this machine, one row at a time (each with its own worker pool)."""
+               progress: bool, say: Say, cache: ResultCache | None = None) -> RowRunner:
+    """Each row's run on this machine, one row at a time (each with its own worker pool),
+    natively where its manifest offers it (vectors.native); with `cache` (scrubcheck
+    regenerate), every result the cache holds for the row is taken from it."""
 
     def run_rows(rows: list[Row]) -> Iterable[tuple[Row, RunResult | AdapterError]]:
         for index, row in enumerate(rows, 1):
             say(f"[{index}/{len(rows)}] {row.name} ({row.package}) ...")
             try:
-                yield row, run_row(row.spec, scenarios, settings, shard=shard,
-                                   progress=progress, say=say)
+                yield row, cached_run(
+                    row.spec, scenarios, settings, cache,
+                    native_implementation(row.spec) if cache is not None else None,
+                    progress=progress, run=partial(run_row, shard=shard, say=say))
             except AdapterError as exc:
                 yield row, exc
 
@@ -179,11 +185,13 @@ def run_matrix(
     shard: Shard | None = None,
     runner: RowRunner | None = None,
     reports: Sequence[tuple[str, str, RunResult]] = (),
+    cache: ResultCache | None = None,
 ) -> Matrix:
     """Run the reference, the chosen peers and the `scrubbers` rows ((name, spec) each);
     write each full report as it finishes. `selection` (words saying which scenarios,
     when not all) is added to the mode note. With `shard`, every row runs only that shard
-    of `scenarios`; `runner` runs the rows elsewhere (default: `local_rows`)."""
+    of `scenarios`; `runner` runs the rows elsewhere (default: `local_rows`, through
+    `cache` when given)."""
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     clock = time.monotonic()
     # what the page says about how it was produced: timings mean little without the
@@ -202,7 +210,7 @@ def run_matrix(
         rows.insert(1 + len(scrubbers), row)
         keep_run(row, run, out)
         say(f"    {name}: from {path}")
-    runner = runner or local_rows(scenarios, settings, shard, progress, say)
+    runner = runner or local_rows(scenarios, settings, shard, progress, say, cache)
     for row, outcome in runner(todo):
         _keep_outcome(row, outcome, out, say)
     note = (QUICK_NOTE if quick else FULL_NOTE) + (f" Selection: {selection}." if selection
@@ -264,7 +272,9 @@ def _keep_outcome(row: Row, outcome: RunResult | AdapterError, out: Path, say: S
         say(f"    {row.name}: {row.status}")
         return
     keep_run(row, outcome, out)
-    say(f"    {row.name}: {outcome.duration_s:.0f} s: "
+    cache = outcome.settings.get("cache")
+    reused = f"{cache['ran']} ran, {cache['reused']} from the cache; " if cache else ""
+    say(f"    {row.name}: {reused}{outcome.duration_s:.0f} s: "
         + ", ".join(f"{k} {v}" for k, v in sorted(outcome.counts().items())))
     sys.stdout.flush()
 

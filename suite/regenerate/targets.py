@@ -20,16 +20,14 @@ from __future__ import annotations
 import json
 import tempfile
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
-from functools import cached_property, partial
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from scrubcheck.adapters import AdapterError
 from scrubcheck.corpus import Corpus
 from scrubcheck.corpus.fingerprint import corpus_digest
 from scrubcheck.matrix import run_matrix, write_matrix
-from scrubcheck.matrix.rows import Row
 from scrubcheck.peers import Manifest, read_marker, shipped_manifests
 from scrubcheck.regenerate import readme, spec_table
 from scrubcheck.reports import read_report, write_reports
@@ -44,7 +42,6 @@ from scrubcheck.runner.harness import (
     writers_digest,
 )
 from scrubcheck.spec import SPEC_VERSION
-from scrubcheck.vectors.native import native_implementation, run_row
 
 Say = Callable[[str], None]
 #: what the committed matrix is run with (README: a full-mode `scrubcheck matrix`)
@@ -229,7 +226,7 @@ class Matrix(Target):
         settings = RunSettings(timeout_s=MATRIX_TIMEOUT_S, jobs=ctx.jobs)
         matrix = run_matrix(manifests, set(names), ctx.corpus.scenarios, settings,
                             ctx.reports, quick=False, progress=ctx.progress, say=ctx.say,
-                            runner=_cached_rows(ctx, settings))
+                            cache=ctx.cache)
         return write_matrix(matrix, ctx.reports)
 
 
@@ -240,32 +237,6 @@ def _manifests(names: list[str]) -> list[Manifest]:
         raise CannotRegenerate(f"the matrix has rows for peers no longer shipped: "
                                f"{', '.join(unknown)}; run `scrubcheck matrix` to choose rows")
     return [by_name[n] for n in names]
-
-
-def _cached_rows(ctx: Context, settings: RunSettings) -> Callable[
-        [list[Row]], Iterable[tuple[Row, RunResult | AdapterError]]]:
-    """The matrix's rows, each run through the result cache (matrix.runs.RowRunner)."""
-
-    def run_rows(rows: list[Row]) -> Iterable[tuple[Row, RunResult | AdapterError]]:
-        for index, row in enumerate(rows, 1):
-            ctx.say(f"[{index}/{len(rows)}] {row.name} ({row.package}) ...")
-            try:
-                # the matrix judges every row in the generic class (run_matrix)
-                run = cached_run(row.spec, ctx.corpus.scenarios,
-                                 _generic(settings), ctx.cache,
-                                 native_implementation(row.spec), progress=ctx.progress,
-                                 run=partial(run_row, say=ctx.say))
-            except AdapterError as exc:
-                yield row, exc
-                continue
-            _say_run(ctx, row.name, run)
-            yield row, run
-
-    return run_rows
-
-
-def _generic(settings: RunSettings) -> RunSettings:
-    return replace(settings, conformance_class="generic")
 
 
 class SpecTable(Target):
