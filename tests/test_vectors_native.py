@@ -139,3 +139,23 @@ def test_a_native_row_gets_the_protocol_row_s_verdicts(name: str) -> None:
     assert any("judged natively" in line for line in said)
     assert native_implementation(f"peer:{name}") != implementation_digest(f"peer:{name}")
     json.dumps(native.to_dict())  # a report can be written from it
+
+
+def test_a_runner_that_dies_after_its_last_result_costs_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every scenario judged, then the process dies before its closing report line: the
+    results stand and nothing is marked lost (nor run again)."""
+    from scrubcheck.vectors import native
+
+    calls = []
+
+    def judged_then_died(arguments, vectors, timeout_s):
+        calls.append(arguments)
+        done = [native._lost(i, Outcome.PASS, "") for i in IDS[:2]]
+        return done, {}, (Outcome.ERROR, "the vector runner stopped (exit code 1)")
+
+    monkeypatch.setattr(native, "_one_runner", judged_then_died)
+    found: dict = {}
+    native._judge_part([], VECTORS, tmp_path, IDS[:2], 5.0, found, [])
+    assert len(calls) == 1 and sorted(found) == sorted(IDS[:2])
+    assert all(r.outcome is Outcome.PASS for r in found.values())

@@ -86,7 +86,9 @@ def native_implementation(spec: str) -> str | None:
     manifest, _ = native_manifest(spec)
     if base is None or manifest is None or manifest.native is None:
         return base
-    runner = files_digest((RUNNER / "src").rglob("*.mjs"), RUNNER)
+    # the runner's code and this module's (which decides timeouts and restarts)
+    runner = files_digest([*(RUNNER / "src").rglob("*.mjs"), Path(__file__)],
+                          Path(__file__).resolve().parents[2])
     return f"{base}; native {manifest.native.describe()} {runner}"
 
 
@@ -239,6 +241,8 @@ def _judge_part(driver: list[str], vectors: Path, work: Path, ids: list[str],
                 for scenario_id in left:
                     found[scenario_id] = _lost(scenario_id, Outcome.ERROR,
                                                "the vector runner ended without judging it")
+            return
+        if not left:  # it judged every scenario, then failed to say it had finished
             return
         outcome, why = problem
         found[left[0]] = _lost(left[0], outcome, why)
