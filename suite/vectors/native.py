@@ -124,8 +124,12 @@ def run_natively(manifest: Manifest, scenarios: list[Scenario], settings: RunSet
     with tempfile.TemporaryDirectory(prefix="scrubcheck-native-") as tmp:
         folder = Path(tmp)
         write_vector_set(vector_set, folder / "vectors")
-        ids = [json.loads(line)["id"] for line in vector_set.lines]
-        ids += [b["id"] for b in vector_set.beyond]
+        # the runner's order: the vectors as the set holds them (the chosen scenarios
+        # but those beyond the class and those left out), then the scenarios beyond it
+        beyond = [b["id"] for b in vector_set.beyond]
+        apart = left_out | set(beyond)
+        ids = [s.id for s in chosen if s.id not in apart] + beyond
+        assert len(ids) == len(vector_set.lines) + len(beyond)
         native, header = judge_vectors(_driver(manifest), folder / "vectors", ids, settings)
     # what JSON cannot carry, and the once-per-run linear-time check: over the protocol
     protocol = None

@@ -14,7 +14,7 @@
 // the protocol rows' verdicts. The `ai` package is the caller's (`loadAiSdk(dir)` reads
 // it from DIR/node_modules/ai): this package depends on none.
 
-import { middleware } from "./drivers.mjs";
+import { describe, middleware } from "./drivers.mjs";
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -113,15 +113,8 @@ export function aiSdkStream({ ai, test, version }, { via = "wrapStream" } = {}) 
       },
     };
   };
-  return {
-    kind: "middleware",
-    name: `ai@${version} extractReasoningMiddleware (streamText)`,
-    accepts,
-    features: [],
-    reusable: false,
-    refuse,
-    open,
-  };
+  return { ...describe("middleware", `ai@${version} extractReasoningMiddleware (streamText)`,
+                       { accepts }, open, false), refuse };
 }
 
 // The batch path: a session that holds the deltas and runs generateText once at flush().
@@ -160,13 +153,6 @@ function aiSdkGenerate({ ai, test, version }, refuse, accepts) {
       },
     };
   };
-  return {
-    kind: "batch",
-    name: `ai@${version} extractReasoningMiddleware (generateText)`,
-    accepts,
-    features: [],
-    reusable: false,
-    refuse,
-    open,
-  };
+  return { ...describe("batch", `ai@${version} extractReasoningMiddleware (generateText)`,
+                       { accepts }, open, false), refuse };
 }

@@ -12,7 +12,7 @@
 
 const pick = (context, keys) => Object.fromEntries(keys.map((k) => [k, context[k]]));
 
-function describe(kind, name, options, open, reusable) {
+export function describe(kind, name, options, open, reusable) {
   return {
     kind,
     name: options.name ?? name,
