@@ -193,6 +193,30 @@ def test_matrix_rows_and_shards_spread_over_the_cluster(cluster, tmp_path, capsy
         assert [r[key] for r in remote["rows"]] == [r[key] for r in local["rows"]], key
 
 
+
+@pytest.mark.peers
+def test_a_native_matrix_row_is_judged_natively_on_the_cluster(cluster, tmp_path, capsys):
+    """A row the local matrix judges in Node (its manifest's [native] table) is judged so
+    on the workers too, shard by shard, and merges into the local row's verdicts."""
+    from scrubcheck.peers import find_manifest, read_marker
+
+    if read_marker(find_manifest("ai6-stream").package) is None:
+        pytest.skip("peer ai6-stream is not installed (scrubcheck peers install ai6-stream)")
+    common = ["matrix", "--peers", "ai6-stream", "--area", "blocks", "--quick", "--jobs", "1",
+              "--no-progress"]
+    assert main([*common, "--out", str(tmp_path / "local")]) == 0
+    assert main([*common, "--dask", cluster.address, "--dask-shards", "3",
+                 "--out", str(tmp_path / "dask")]) == 0, cluster.log()
+    local = json.loads((tmp_path / "local" / "matrix.json").read_text(encoding="utf-8"))
+    remote = json.loads((tmp_path / "dask" / "matrix.json").read_text(encoding="utf-8"))
+    assert [r["verdicts"] for r in remote["rows"]] == [r["verdicts"] for r in local["rows"]]
+    row = next(r for r in remote["rows"] if r["name"] == "ai6-stream")
+    assert any("judged natively in Node" in note for note in row["restrictions"]), row
+    report = json.loads((tmp_path / "dask" / "peers" / "ai6-stream" / "report.json")
+                        .read_text(encoding="utf-8"))
+    assert len(report["settings"]["merged_from"]) == 3
+    assert report["settings"]["native"]["scenarios"] == len(report["results"])
+
 SLOW = textwrap.dedent("""
     import time
     from scrubcheck.scrubbers.reference import ReferenceScrubber

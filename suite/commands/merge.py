@@ -25,7 +25,8 @@ from scrubcheck.commands.options import add_level_option, add_out_option, usage_
 from scrubcheck.commands.run import slug, write_all
 from scrubcheck.reports.console import print_summary
 from scrubcheck.results import RunResult
-from scrubcheck.runner.merge import MergeError, merge_shards
+from scrubcheck.runner.merge import MergeError
+from scrubcheck.vectors.native import merge_runs
 
 NAME = "merge"
 HELP = "combine the shard reports of `run --shard K/N` (or matrix --shard) into one run"
@@ -54,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
         return _merge_matrices(args, [Path(label) for label in matrices])
     try:
         runs = [(label, RunResult.from_dict(_run_fields(data))) for label, data in loaded]
-        merged = merge_shards(runs)
+        merged = merge_runs(runs)
     except (MergeError, TypeError, KeyError, ValueError) as exc:
         return _usage(str(exc))
     level = args.level or str(merged.settings.get("level") or "must")

@@ -44,9 +44,9 @@ from scrubcheck.corpus.fingerprint import corpus_digest
 from scrubcheck.distributed.job import EXIT_UNUSABLE, Selection, ShardJob, settings_to_dict
 from scrubcheck.model import Scenario
 from scrubcheck.results import RunResult
-from scrubcheck.runner.merge import merge_shards
 from scrubcheck.runner.settings import RunSettings
 from scrubcheck.spec import SPEC_VERSION
+from scrubcheck.vectors.native import merge_runs
 
 if TYPE_CHECKING:  # `distributed` is optional (the dask extra): imported where used
     from distributed import Client, Future
@@ -218,9 +218,12 @@ def _worker_name() -> str:
 
 # ------------------------------------------------------------------ the driver
 def shard_jobs(spec: str, selection: Selection, settings: RunSettings,
-               count: int) -> list[ShardJob]:
+               count: int, *, matrix_row: bool = False) -> list[ShardJob]:
+    """The N jobs of one run; `matrix_row`: judged as the matrix judges the row (natively
+    where its manifest offers it, as a local matrix run does), not as `run` does."""
     base = settings_to_dict(settings)
-    return [ShardJob(portable_spec(spec), base, selection, f"{k}/{count}", os.getcwd())
+    return [ShardJob(portable_spec(spec), base, selection, f"{k}/{count}", os.getcwd(),
+                     matrix_row=matrix_row)
             for k in range(1, count + 1)]
 
 
@@ -255,14 +258,14 @@ def run_jobs(client: Client, jobs: Sequence[tuple[K, ShardJob]],
 
 
 def merge_answers(spec: str, answers: list[tuple[ShardJob, dict]], digest: str) -> RunResult:
-    """The shards' reports as one run of `spec` (merge_shards checks they are the parts
+    """The shards' reports as one run of `spec` (merge_runs checks they are the parts
     of one run), which must be of the driver's own selection."""
     runs = []
     for job, answer in answers:
         fields = {k: v for k, v in answer["report"].items()
                   if k not in ("$schema", "format_version")}
         runs.append((f"shard {job.shard} on {answer['worker']}", RunResult.from_dict(fields)))
-    merged = merge_shards(runs)
+    merged = merge_runs(runs)
     if merged.settings.get("corpus_digest") != digest:
         raise DaskSetupError(f"{spec}: the workers judged another selection (corpus digest "
                              f"{merged.settings.get('corpus_digest')}, here {digest})")
@@ -302,7 +305,7 @@ def dask_rows(client: Client, selection: Selection, scenarios: list[Scenario],
         check_workers(client, [portable_spec(row.spec) for row in rows], selection, digest)
         count = shards or default_shards(client, len(scenarios))
         jobs = [(row.name, job) for row in rows
-                for job in shard_jobs(row.spec, selection, settings, count)]
+                for job in shard_jobs(row.spec, selection, settings, count, matrix_row=True)]
         by_name = {row.name: row for row in rows}
         say(f"dask: {len(rows)} implementations × {count} shards = {len(jobs)} tasks")
         arrived: dict[str, list[tuple[ShardJob, dict]]] = {row.name: [] for row in rows}

@@ -21,6 +21,7 @@ import json
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -73,6 +74,9 @@ class ShardJob:
     #: the driver's working directory: the job runs there when the worker has it (the same
     #: checkout or image path), so corpus file names in the reports read as in a local run
     workdir: str | None = None
+    #: a matrix row: run as the matrix runs rows (`vectors.native.run_row`: natively where
+    #: the peer's manifest offers it), not as `scrubcheck run` does (over the protocol)
+    matrix_row: bool = False
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -107,6 +111,7 @@ def run_job(job: ShardJob, report_path: Path) -> int:
     from scrubcheck.corpus.shard import Shard
     from scrubcheck.reports.json_report import write_json
     from scrubcheck.runner.shard import run_selection
+    from scrubcheck.vectors.native import run_row
 
     try:
         scenarios, errors = job.selection.load()
@@ -115,8 +120,10 @@ def run_job(job: ShardJob, report_path: Path) -> int:
         return EXIT_UNUSABLE
     shard = Shard.parse(job.shard) if job.shard else None
     try:
-        result = run_selection(job.spec, scenarios, settings_from_dict(job.settings),
-                               shard=shard, corpus_errors=errors)
+        run = partial(run_row, say=lambda line: print(line, file=sys.stderr)) \
+            if job.matrix_row else run_selection
+        result = run(job.spec, scenarios, settings_from_dict(job.settings), shard=shard,
+                     corpus_errors=errors)
     except AdapterError as exc:
         print(f"cannot load scrubber {job.spec}: {exc}", file=sys.stderr)
         return EXIT_UNUSABLE

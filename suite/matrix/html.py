@@ -27,7 +27,7 @@ from scrubcheck.matrix.rows import (
     pruned,
 )
 from scrubcheck.matrix.verdicts import ERROR, FAIL, LEAK, PASS, SHOULD, SKIPPED, UNSUPPORTED
-from scrubcheck.matrix.within_claim import BEYOND, NOT_JUDGED, claims_in, counts, row_claim
+from scrubcheck.matrix.within_claim import BEYOND, NOT_JUDGED, claims_in, counts
 from scrubcheck.reports.htmlpage import PAGE_CSS, table, text
 
 _EXTRA_CSS = """
@@ -65,7 +65,7 @@ def render_html(matrix: Matrix) -> str:
              "failures leak reasoning; En: errors. Unsupported scenarios are never passes.</p>"]
     rows = []
     for row in matrix.rows:
-        claim = row_claim(row.name)
+        claim = row.claim
         if not row.ran:
             rows.append([_name(row), text(row.package), text(row.kind), text(claim),
                          *[""] * 8, text(row.status)])

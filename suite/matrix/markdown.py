@@ -15,7 +15,7 @@ from scrubcheck.matrix.rows import (
     pruned,
 )
 from scrubcheck.matrix.verdicts import ERROR, FAIL, LEAK, PASS, SHOULD, SKIPPED, UNSUPPORTED
-from scrubcheck.matrix.within_claim import BEYOND, NOT_JUDGED, claims_in, counts, row_claim
+from scrubcheck.matrix.within_claim import BEYOND, NOT_JUDGED, claims_in, counts
 from scrubcheck.reports.mdtext import cell, code_span
 
 PRUNED_SHOWN = 120
@@ -40,9 +40,9 @@ def headline_rows(matrix: Matrix) -> list[list[str]]:
     for row in matrix.rows:
         if not row.ran:
             out.append([_label(row), cell(row.package), cell(row.kind),
-                        cell(row_claim(row.name)), *[""] * 8, cell(row.status)])
+                        cell(row.claim), *[""] * 8, cell(row.status)])
             continue
-        claim = row_claim(row.name)
+        claim = row.claim
         t = counts(claim, row.verdicts())
         judged = t[PASS] + t[LEAK] + t[FAIL] + t[SHOULD] + t[ERROR]
         unjudged = f"; {t[NOT_JUDGED]} not judged in the class" if t[NOT_JUDGED] else ""
@@ -79,7 +79,7 @@ def claim_grid(matrix: Matrix) -> list[str]:
     for row in matrix.ran:
         cells = []
         for claim in classes:
-            mark = "**" if claim == row_claim(row.name) else ""
+            mark = "**" if claim == row.claim else ""
             cells.append(f"{mark}{grid_cell(row, claim)}{mark}")
         body.append([_label(row), *cells])
     return ["## Within each class", "", GRID_NOTE, "",

@@ -2,9 +2,10 @@
 
 Each shard's matrix.json names its rows and, for each row that ran, the full
 report.json beside it (`peers/<name>/report.json`). Every row's shard reports
-are merged by `merge_shards` (which refuses anything that is not the N parts of
-one run), written as that row's full report under the output folder, and the
-matrix is built from the merged runs exactly as an unsharded `matrix` builds it.
+are merged by `vectors.native.merge_runs` (`merge_shards`, which refuses anything that
+is not the N parts of one run, for natively judged shards too), written as that row's
+full report under the output folder, and the matrix is built from the merged runs
+exactly as an unsharded `matrix` builds it.
 A row that ran in some shards and not in others is refused: the merged matrix
 would count it as having judged scenarios it never saw.
 """
@@ -19,7 +20,8 @@ from scrubcheck.matrix.rows import Matrix, Row
 from scrubcheck.matrix.runs import keep_run, shard_sentence
 from scrubcheck.matrix.stored import StoredMatrixError, load_stored_matrix
 from scrubcheck.reports import read_report
-from scrubcheck.runner.merge import MergeError, merge_shards
+from scrubcheck.runner.merge import MergeError
+from scrubcheck.vectors.native import merge_runs
 
 
 def merge_matrix_shards(paths: list[Path], out: Path,
@@ -65,7 +67,7 @@ def merge_matrix_shards(paths: list[Path], out: Path,
             except (OSError, ValueError, TypeError, KeyError) as exc:
                 raise MergeError(f"{report}: {exc}") from None
         row.status = "ran"
-        merged = merge_shards(runs)
+        merged = merge_runs(runs)
         keep_run(row, merged, out)
         say(f"{name}: merged {len(runs)} shards, {len(merged.results):,} scenarios")
         rows.append(row)

@@ -30,7 +30,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
@@ -46,6 +46,7 @@ from scrubcheck.peers.manifest import ManifestError
 from scrubcheck.results import Outcome, RunResult, ScenarioResult, result_from_dict
 from scrubcheck.runner import RunSettings
 from scrubcheck.runner.harness import files_digest, implementation_digest
+from scrubcheck.runner.merge import merge_shards
 from scrubcheck.runner.shard import run_selection
 from scrubcheck.vectors.vector_set import build_vector_set, write_vector_set
 
@@ -163,6 +164,32 @@ def run_natively(manifest: Manifest, scenarios: list[Scenario], settings: RunSet
     say(f"    {manifest.name}: judged natively ({manifest.native.describe()}), "
         f"{len(native)} scenarios in Node, {len(rest)} over the protocol")
     return run
+
+
+def merge_runs(shards: Sequence[tuple[str, RunResult]]) -> RunResult:
+    """`merge_shards`, for shards judged natively too (`matrix --shard`, the Dask matrix).
+
+    A native shard's record of how it was judged counts its own share: the scenarios it
+    judged in Node, those it ran over the protocol, and the linear-time check that only
+    shard 1 runs. `merge_shards` rightly refuses shards whose settings differ, so each
+    shard is first given the whole run's record (the sums and unions); a mix of native
+    and protocol shards is left for `merge_shards` to refuse.
+    """
+    runs = [run for _, run in shards]
+    natives = [run.settings.get("native") for run in runs]
+    if runs and all(isinstance(n, dict) for n in natives):
+        whole = {**natives[0],
+                 "scenarios": sum(int(n.get("scenarios", 0)) for n in natives),
+                 "over_protocol": sorted({i for n in natives for i in n.get("over_protocol", [])})}
+        checks = [run.settings.get("vector_checks") or {} for run in runs]
+        ran = list(dict.fromkeys(c for part in checks for c in part.get("ran", [])))
+        not_run = [c for c in dict.fromkeys(c for part in checks for c in part.get("not_run", []))
+                   if c not in ran]
+        shards = [(label, replace(run, settings={
+                      **run.settings, "native": whole,
+                      "vector_checks": {**part, "ran": ran, "not_run": not_run}}))
+                  for (label, run), part in zip(shards, checks, strict=True)]
+    return merge_shards(shards)
 
 
 #: what the runner cannot judge that this module gives it: a per-scenario wall clock and
