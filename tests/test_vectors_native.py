@@ -192,3 +192,28 @@ def test_native_shards_merge_into_the_unsharded_run() -> None:
     for key in ("native", "vector_checks"):
         assert merged.settings[key] == whole.settings[key], key
     assert all("merged_from" not in run.settings for _, run in parts)  # inputs untouched
+
+
+def test_a_runner_that_cannot_load_the_scrubber_fails_the_row_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A package whose API the driver does not fit (AI SDK 5 under the AI SDK 6 driver:
+    "Mock is not a constructor") dies before it has loaded the scrubber. That is the
+    row failing to start, said once, not every scenario an ERROR with a runner started
+    again for each (3,775 node starts for the corpus)."""
+    from scrubcheck.adapters import AdapterError
+    from scrubcheck.vectors import native
+
+    module = tmp_path / "broken-api.mjs"
+    module.write_text('throw new Error("extractReasoningMiddleware is not a function");\n',
+                      encoding="utf-8")
+    starts = []
+    real = native._one_runner
+
+    def counted(*args, **kwargs):
+        starts.append(args[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(native, "_one_runner", counted)
+    with pytest.raises(AdapterError, match="extractReasoningMiddleware is not a function"):
+        judge_vectors([str(module)], VECTORS, IDS, RunSettings(jobs=2, timeout_s=10))
+    assert len(starts) == 2  # one runner per part, none started again

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from scrubcheck import __version__
+from scrubcheck.adapters import AdapterError
 from scrubcheck.childprocess import die_with_parent, exit_text
 from scrubcheck.corpus.fingerprint import corpus_digest
 from scrubcheck.corpus.shard import Shard
@@ -230,14 +231,21 @@ def judge_vectors(driver: list[str], vectors: Path, ids: list[str], settings: Ru
                   ) -> tuple[dict[str, ScenarioResult], dict[str, Any]]:
     """Every id of the vector set at `vectors` judged by the runner (`driver`: its
     arguments after the vector folder, e.g. a module to judge), `settings.workers`
-    runners at once, each over its part; and the report header of one of them."""
+    runners at once, each over its part; and the report header of one of them.
+    NotStarted (an AdapterError) when a runner could not load the scrubber."""
     parts = [ids[k::settings.workers] for k in range(settings.workers)]
     found: dict[str, ScenarioResult] = {}
     headers: list[dict[str, Any]] = []
     work = Path(tempfile.mkdtemp(prefix="scrubcheck-ids-"))
-    threads = [threading.Thread(target=_judge_part, args=(driver, vectors, work, part,
-                                                          settings.timeout_s, found, headers))
-               for part in parts if part]
+    failed: list[NotStarted] = []
+
+    def judge(part: list[str]) -> None:
+        try:
+            _judge_part(driver, vectors, work, part, settings.timeout_s, found, headers)
+        except NotStarted as exc:
+            failed.append(exc)
+
+    threads = [threading.Thread(target=judge, args=(part,)) for part in parts if part]
     for thread in threads:
         thread.start()
     try:
@@ -245,6 +253,8 @@ def judge_vectors(driver: list[str], vectors: Path, ids: list[str], settings: Ru
             thread.join()
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    if failed:
+        raise failed[0]
     return found, (headers[0] if headers else {})
 
 
@@ -285,6 +295,12 @@ def _lost(scenario_id: str, outcome: Outcome, why: str) -> ScenarioResult:
                           rules=[], outcome=outcome, reason=why)
 
 
+class NotStarted(AdapterError):
+    """The vector runner stopped before it had loaded the scrubber: every scenario would
+    fail the same way, so the row fails to start (as a peer program that cannot start
+    does) instead of restarting the runner once per scenario."""
+
+
 def _one_runner(arguments: list[str], vectors: Path, timeout_s: float
                 ) -> tuple[list[ScenarioResult], dict[str, Any], tuple[Outcome, str] | None]:
     """One runner: what it judged, its report header, and (outcome, why) when it hung
@@ -305,18 +321,24 @@ def _one_runner(arguments: list[str], vectors: Path, timeout_s: float
         reader.start()
     done: list[ScenarioResult] = []
     header: dict[str, Any] = {}
+    ready = False
     try:
         while True:
             try:
                 line = lines.get(timeout=timeout_s)
             except queue.Empty:
+                if not ready:
+                    raise NotStarted(f"the vector runner did not load the scrubber within "
+                                     f"{timeout_s:g} s (killed)") from None
                 return done, header, (Outcome.TIMEOUT, f"no result from the vector runner "
                                                        f"in {timeout_s:g} s (killed)")
             if line is None:
                 break
             try:
                 message = json.loads(line)
-                if "result" in message:
+                if "ready" in message:
+                    ready = True
+                elif "result" in message:
                     done.append(result_from_dict(message["result"]))
                 elif "report" in message:
                     header = message["report"]
@@ -330,8 +352,10 @@ def _one_runner(arguments: list[str], vectors: Path, timeout_s: float
     if header and code in (0, 1):
         return done, header, None
     tail = "".join(stderr)[-600:].strip()
-    return done, header, (Outcome.ERROR, f"the vector runner stopped ({exit_text(code)})"
-                                         + (f": {tail}" if tail else ""))
+    why = f"the vector runner stopped ({exit_text(code)})" + (f": {tail}" if tail else "")
+    if not ready:
+        raise NotStarted(why)
+    return done, header, (Outcome.ERROR, why)
 
 
 def _pump(stream: IO[str] | None, put: Callable[[Any], None], mark_end: bool) -> None:

@@ -7,10 +7,12 @@
 // a usage error (a bad vector set, a module without the scrubber).
 //
 // --jsonl is for a harness that watches the run (scrubcheck's matrix, which judges the AI
-// SDK rows this way): stdout gets one line {"result": ...} per scenario as soon as it is
-// judged, then {"report": ...} (the report without its results), and the counts go to
-// stderr. A harness that sees no line for its per-scenario timeout, or the process die,
-// knows which scenario it was on and starts again after it.
+// SDK rows this way): stdout gets {"ready": NAME} once the scrubber is loaded, one line
+// {"result": ...} per scenario as soon as it is judged, then {"report": ...} (the report
+// without its results), and the counts go to stderr. A harness that sees no line for its
+// per-scenario timeout, or the process die, knows which scenario it was on and starts
+// again after it; one that dies before "ready" cannot judge anything (a package whose API
+// the driver does not fit), which no restart mends.
 
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
@@ -54,6 +56,7 @@ async function main() {
       throw new Error(`${module}: export ${values.export} is not a scrubber made with ` +
                       "feedFlush, transformStream or middleware");
     }
+    if (values.jsonl) process.stdout.write(JSON.stringify({ ready: scrubber.name }) + "\n");
     const listed = values["ids-file"]
       ? readFileSync(values["ids-file"], "utf8").split("\n").filter(Boolean) : [];
     const ids = values.id || values["ids-file"] ? [...(values.id ?? []), ...listed] : undefined;
