@@ -163,3 +163,23 @@ def test_a_corrupt_cache_file_costs_a_rerun_not_an_error(few: list[Scenario],
         path.write_text("{not json")
     again = cached_run("reference", few[:2], SETTINGS, cache, implementation)
     assert again.settings["cache"]["ran"] == 2
+
+
+def test_a_page_re_rendered_from_matrix_json_still_says_the_cache_gave_its_results(
+        few: list[Scenario], tmp_path: Path) -> None:
+    """A matrix built from cached results says its times are not a full run's; so must
+    the same matrix re-rendered from its matrix.json (`matrix --render-from`), or a reader
+    takes the minutes of what was left to run for a full run's."""
+    from scrubcheck.matrix import write_matrix
+    from scrubcheck.matrix.runs import run_matrix
+    from scrubcheck.matrix.stored import load_stored_matrix
+
+    cache = ResultCache(tmp_path / "cache")
+    for name in ("cold", "warm"):
+        matrix = run_matrix([], set(), few[:4], SETTINGS, tmp_path / name, quick=True,
+                            say=lambda _: None, cache=cache)
+        write_matrix(matrix, tmp_path / name)
+    warm = "4 of 4 results were taken from the result cache"
+    assert warm not in load_stored_matrix(tmp_path / "cold" / "matrix.json").production()
+    again = load_stored_matrix(tmp_path / "warm" / "matrix.json").production()
+    assert warm in again and "re-rendered from matrix.json" in again

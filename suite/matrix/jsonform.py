@@ -29,6 +29,7 @@ def matrix_dict(matrix: Matrix) -> dict:
             "model_of": row.model_of, "restrictions": row.restrictions, "report": row.report,
             "duration_s": row.duration_s if row.ran else None,
             "time": row.time_note(),
+            "cache": row.cache_counts() if row.ran else {},
             "linear_time": row.linear(),
             "totals": dict(row.totals()),
             "areas": {k: dict(v) for k, v in cell_counts(row, "area").items()},

@@ -86,6 +86,14 @@ class Row:
             return f"ran {cache.get('ran', 0):,} uncached in {self.duration_s:,.0f} s{how}"
         return f"ran in {self.duration_s:,.0f} s{how}"
 
+    def cache_counts(self) -> dict[str, int]:
+        """How many of its results the result cache gave and how many ran (empty when no
+        cache was used); kept in matrix.json, so a re-rendered page says it too."""
+        if self.run is None:
+            return dict((self.stored or {}).get("cache") or {})
+        cache = self.run.settings.get("cache") or {}
+        return {k: int(cache[k]) for k in ("reused", "ran") if k in cache}
+
     def verdicts(self) -> dict[str, str]:
         if self.run is not None:
             return {r.scenario_id: verdict(r) for r in self.run.results}
@@ -185,8 +193,9 @@ class Matrix:
         """How long the runs took, summed over implementations (reused ones included)."""
         total = sum(r.duration_s for r in self.ran)
         if self.rendered_at:
-            return (f"the {len(self.ran)} runs took {total / 60:.0f} min in all; this page "
-                    f"was re-rendered from matrix.json on {self.rendered_at}")
+            return (f"the {len(self.ran)} runs took {total / 60:.0f} min in all"
+                    f"{self._cached()}; this page was re-rendered from matrix.json on "
+                    f"{self.rendered_at}")
         reused = sum(1 for r in self.ran if r.reused)
         return (f"the {len(self.ran)} runs took {total / 60:.0f} min in all"
                 + (f" ({reused} reused from earlier runs with the same settings; this "
@@ -196,7 +205,7 @@ class Matrix:
     def _cached(self) -> str:
         """What the result cache gave (scrubcheck regenerate): then the times above are
         those of the results left to run, not of a full run, and the page says so."""
-        counts = [(r.run.settings.get("cache") or {}) for r in self.ran if r.run is not None]
+        counts = [r.cache_counts() for r in self.ran]
         reused = sum(int(c.get("reused", 0)) for c in counts)
         if not reused:
             return ""
