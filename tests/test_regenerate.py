@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -136,6 +137,34 @@ def test_the_matrix_reruns_its_committed_rows_and_is_then_current(
     assert len(data["rows"][0]["verdicts"]) == len(small.scenarios)
     assert {p.name for p in outcome.written} == {"matrix.json", "matrix.md", "matrix.html"}
 
+
+def test_a_writers_only_change_re_renders_the_matrix_without_running_a_row(
+        checkout: Path, small: Corpus, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Results that still hold are not run again when only the pages' writers changed:
+    the pages are re-rendered from matrix.json (and are then current); --force runs."""
+    _matrix_with_rows(checkout, [{"name": "reference", "spec": "reference", "status": "ran"}])
+    ctx = _context(checkout, small, tmp_path / "cache")
+    [built] = regenerate(ctx, [Matrix()])
+    assert built.state == "rebuilt", built.detail
+    path = checkout / "reports" / "matrix.json"
+    data = json.loads(path.read_text())
+    data["settings"]["writers_digest"] = "0000000000000000"  # yesterday's writers
+    path.write_text(json.dumps(data))
+    assert "writers' digest" in (Matrix().stale(ctx) or "")
+
+    def no_rows(*args, **kwargs):
+        raise AssertionError("a row was run for a writers-only change")
+
+    monkeypatch.setattr("scrubcheck.regenerate.targets.run_matrix", no_rows)
+    said: list[str] = []
+    [outcome] = regenerate(replace(ctx, say=said.append), [Matrix()])
+    assert outcome.state == "rebuilt" and any("re-rendered from matrix.json" in s for s in said)
+    assert Matrix().stale(ctx) is None
+    again = json.loads(path.read_text())
+    assert again["rows"][0]["verdicts"] == data["rows"][0]["verdicts"]
+    assert "re-rendered from matrix.json" in (checkout / "reports" / "matrix.md").read_text()
+    with pytest.raises(AssertionError, match="writers-only"):
+        Matrix().build(replace(ctx, rerun=True))  # --force runs the rows
 
 def test_a_matrix_row_whose_peer_is_gone_or_not_installed_is_refused(
         checkout: Path, small: Corpus, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

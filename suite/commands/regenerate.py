@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     cache = None if args.no_cache else ResultCache()
     ctx = Context(root, corpus, cache, None if args.no_cache else gateway_cache(None),
                   args.jobs, say=lambda line: print(line, flush=True),
-                  progress=not args.no_progress)
+                  progress=not args.no_progress, rerun=args.force)
     outcomes = regenerate(ctx, targets, check=args.check, force=args.force)
     print()
     for outcome in outcomes:

@@ -16,11 +16,15 @@ from scrubcheck.matrix.jsonform import matrix_dict, write_matrix_json
 from scrubcheck.matrix.markdown import write_matrix_markdown
 from scrubcheck.matrix.rows import Matrix, Row
 from scrubcheck.matrix.runs import run_matrix
+from scrubcheck.runner.harness import writers_digest
 
 
 def write_matrix(matrix: Matrix, out: Path) -> list[Path]:
-    """matrix.md, matrix.html and matrix.json in `out`."""
+    """matrix.md, matrix.html and matrix.json in `out`, stamped with the digest of the
+    writers that made them (what `scrubcheck regenerate --check` compares): pages rendered
+    again from a matrix.json (`--render-from`) are today's writers' pages."""
     out.mkdir(parents=True, exist_ok=True)
+    matrix.settings["writers_digest"] = writers_digest()
     return [write_matrix_markdown(matrix, out / "matrix.md"),
             write_matrix_html(matrix, out / "matrix.html"),
             write_matrix_json(matrix, out / "matrix.json")]

@@ -28,7 +28,7 @@ from typing import Any
 from scrubcheck.corpus import Corpus
 from scrubcheck.corpus.fingerprint import corpus_digest
 from scrubcheck.matrix import run_matrix, write_matrix
-from scrubcheck.peers import Manifest, read_marker, shipped_manifests
+from scrubcheck.peers import Manifest, ManifestError, read_marker, shipped_manifests
 from scrubcheck.regenerate import readme, spec_table
 from scrubcheck.reports import read_report, write_reports
 from scrubcheck.reports.coverage import render as render_coverage
@@ -64,6 +64,8 @@ class Context:
     jobs: int | None
     say: Say = print
     progress: bool = False
+    #: --force: run what a target runs even where re-rendering its stored results would do
+    rerun: bool = False
 
     @property
     def reports(self) -> Path:
@@ -194,13 +196,17 @@ class Matrix(Target):
         data = _json(self.path(ctx))
         if data is None:
             return "missing"
+        return self._results_stale(ctx, data) or _first_difference([
+            ("its pages' writers' digest is", data.get("settings", {}).get("writers_digest"),
+             writers_digest())])
+
+    def _results_stale(self, ctx: Context, data: dict[str, Any]) -> str | None:
+        """Why the results themselves no longer hold (None: only the pages may be old)."""
         settings = data.get("settings", {})
         made = _first_difference([
             ("it was judged by SPEC", settings.get("spec_version"), SPEC_VERSION),
             ("its corpus digest is", settings.get("corpus_digest"), ctx.digest),
             ("its harness digest is", settings.get("harness_digest"), harness_digest()),
-            ("its pages' writers' digest is", settings.get("writers_digest"),
-             writers_digest()),
         ])
         if made:
             return made
@@ -215,6 +221,9 @@ class Matrix(Target):
         return None
 
     def build(self, ctx: Context) -> list[Path]:
+        data = _json(self.path(ctx))
+        if data is not None and not ctx.rerun and self._results_stale(ctx, data) is None:
+            return self._rerender(ctx)
         rows = self.rows(ctx)
         names = [r["name"] for r in rows if r.get("spec", "").startswith("peer:")]
         manifests = _manifests(names)
@@ -227,6 +236,21 @@ class Matrix(Target):
         matrix = run_matrix(manifests, set(names), ctx.corpus.scenarios, settings,
                             ctx.reports, quick=False, progress=ctx.progress, say=ctx.say,
                             cache=ctx.cache)
+        return write_matrix(matrix, ctx.reports)
+
+
+    def _rerender(self, ctx: Context) -> list[Path]:
+        """Only the writers changed: every result still holds, so the pages are written
+        again from matrix.json (`matrix --render-from`) in seconds, and say so; --force
+        runs the rows instead."""
+        from scrubcheck.matrix.stored import StoredMatrixError, load_stored_matrix
+
+        try:
+            matrix = load_stored_matrix(self.path(ctx))
+        except (StoredMatrixError, ManifestError) as exc:
+            raise CannotRegenerate(str(exc)) from exc
+        ctx.say("    only the pages' writers changed: re-rendered from matrix.json "
+                "(--force runs the rows)")
         return write_matrix(matrix, ctx.reports)
 
 
