@@ -228,6 +228,8 @@ def test_the_history_target_appends_a_matrix_run_it_lacks(checkout: Path, small:
     assert target.stale(ctx) == "1 committed matrix runs are not in it"
     [outcome] = regenerate(ctx, [target])
     assert outcome.state == "rebuilt" and target.stale(ctx) is None
+    entries = json.loads((checkout / "reports" / "history.json").read_text())["entries"]
+    assert [e["matrix"] for e in entries] == ["reports/matrix.json"]  # as the checkout names it
     (checkout / "reports" / "history.json").write_text("[]")  # not a history file
     [outcome] = regenerate(ctx, [target])
     assert outcome.state == "cannot" and "history" in outcome.detail

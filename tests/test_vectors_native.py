@@ -139,6 +139,13 @@ def test_a_native_row_gets_the_protocol_row_s_verdicts(name: str) -> None:
     assert any("judged natively" in line for line in said)
     assert native_implementation(f"peer:{name}") != implementation_digest(f"peer:{name}")
     json.dumps(native.to_dict())  # a report can be written from it
+    # each failure's replay command names the scrubber, as a protocol row's does
+    from scrubcheck.runner.replay import replay_command
+    failures = [(r.scenario_id, f) for r in native.results for f in r.failures]
+    assert failures, "the sample has failures to reproduce"
+    for scenario_id, failure in failures:
+        assert failure.replay == replay_command(scenario_id, f"peer:{name}", failure.chunking,
+                                                0), failure.replay
 
 
 def test_a_runner_that_dies_after_its_last_result_costs_nothing(

@@ -401,8 +401,12 @@ class History(Target):
         from scrubcheck.site.model import load_site_data
 
         history, matrices = self._paths(ctx)
-        new = [entry for path in matrices
-               for entry in entries_of(load_site_data([path], ctx.corpus.scenarios))]
+        new = []
+        for path in matrices:
+            for entry in entries_of(load_site_data([path], ctx.corpus.scenarios)):
+                # the committed file names the matrix as the checkout does, not as this
+                # machine's folders happen to (`reports/releases/matrix.json`)
+                new.append({**entry, "matrix": path.relative_to(ctx.root).as_posix()})
         return merged(read_history(history) if history.is_file() else [], new)
 
     def stale(self, ctx: Context) -> str | None:

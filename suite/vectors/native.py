@@ -32,6 +32,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import IO, Any
 
@@ -48,6 +49,7 @@ from scrubcheck.results import Outcome, RunResult, ScenarioResult, result_from_d
 from scrubcheck.runner import RunSettings
 from scrubcheck.runner.harness import files_digest, implementation_digest
 from scrubcheck.runner.merge import merge_shards
+from scrubcheck.runner.replay import replay_command
 from scrubcheck.runner.shard import run_selection
 from scrubcheck.vectors.vector_set import build_vector_set, write_vector_set
 
@@ -139,7 +141,9 @@ def run_natively(manifest: Manifest, scenarios: list[Scenario], settings: RunSet
     if rest or settings.runs_linear_check:
         protocol = run_selection(spec, rest, replace(settings, shard=None), progress=False)
     by_id = {**native, **({r.scenario_id: r for r in protocol.results} if protocol else {})}
-    results = [_placed(by_id[s.id], s) for s in chosen if s.id in by_id]
+    replay = partial(replay_command, scrubber=spec, seed=settings.seed,
+                     corpus_paths=settings.corpus_paths, conformance_class=judged_class)
+    results = [_placed(by_id[s.id], s, replay) for s in chosen if s.id in by_id]
     run = RunResult(
         scrubber=spec, scrubber_kind=manifest.adapter_kind.value,
         supported_features=sorted(header.get("supported_features", [])),
@@ -212,11 +216,17 @@ def _installed_version(manifest: Manifest) -> str:
     return (record.version if record else "") or manifest.package.version
 
 
-def _placed(result: ScenarioResult, scenario: Scenario) -> ScenarioResult:
-    """A result with its scenario's place in the corpus (the runner has the vector's)."""
+def _placed(result: ScenarioResult, scenario: Scenario,
+            replay: Callable[..., str]) -> ScenarioResult:
+    """A result with its scenario's place in the corpus (the runner has the vector's) and
+    each failure's replay command as a protocol row's says it: the runner cannot name the
+    scrubber (`scrubcheck show ID --chunking C`), the harness can (`--scrubber peer:NAME`,
+    the seed, the class), so the command reproduces the failure as written."""
     result.area, result.file, result.line = scenario.area, scenario.file, scenario.line
     result.description = scenario.description
     result.rules = result.rules or list(scenario.rules)
+    result.failures = [f.amended(replay=replay(scenario.id, chunking=f.chunking))
+                       if f.chunking else f for f in result.failures]
     return result
 
 
