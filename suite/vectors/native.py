@@ -181,8 +181,9 @@ def merge_runs(shards: Sequence[tuple[str, RunResult]]) -> RunResult:
     and protocol shards is left for `merge_shards` to refuse.
     """
     runs = [run for _, run in shards]
-    natives = [run.settings.get("native") for run in runs]
-    if runs and all(isinstance(n, dict) for n in natives):
+    natives: list[dict[str, Any]] = [n for run in runs
+                                     if isinstance(n := run.settings.get("native"), dict)]
+    if runs and len(natives) == len(runs):
         whole = {**natives[0],
                  "scenarios": sum(int(n.get("scenarios", 0)) for n in natives),
                  "over_protocol": sorted({i for n in natives for i in n.get("over_protocol", [])})}
