@@ -238,7 +238,6 @@ class Matrix(Target):
                             cache=ctx.cache)
         return write_matrix(matrix, ctx.reports)
 
-
     def _rerender(self, ctx: Context) -> list[Path]:
         """Only the writers changed: every result still holds, so the pages are written
         again from matrix.json (`matrix --render-from`) in seconds, and say so; --force
