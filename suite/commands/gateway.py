@@ -403,10 +403,11 @@ def _audit_arguments(p: argparse.ArgumentParser) -> None:
                    help="skip the non-streaming request for each scenario")
     p.add_argument("--label", metavar="NAME", help="the gateway's name in the reports")
     p.add_argument("--cache", action="store_true",
-                   help="reuse what the result cache holds for this gateway (with "
-                        "--gateway-name: its product, installed version and configuration), "
-                        "these options and each scenario, and request only the rest; the "
-                        "cache folder is results/ in scrubcheck's user cache, safe to delete")
+                   help="answer each request from the gateway's stored answers (with "
+                        "--gateway-name: its product, installed version and configuration, "
+                        "these options and what the request sends), request only the rest, "
+                        "and judge every answer afresh; the folder is answers/ in "
+                        "scrubcheck's user cache, safe to delete")
     add_out_option(p, "write audit.{md,html,json,junit.xml} there (--out alone: "
                       "reports/gateway-audit/<label>/)", optional=True, old=("--report-dir",))
     add_progress_option(p)
@@ -584,9 +585,8 @@ def _audit_gateway(args: argparse.Namespace, scenarios: list[Scenario], options:
     cache = None
     if args.cache:
         from scrubcheck.runner.cache import ResultCache
-        from scrubcheck.runner.harness import GATEWAY_PARTS
 
-        cache = ResultCache(extra=GATEWAY_PARTS)
+        cache = ResultCache()  # its folder holds the stored answers (gateway/answers.py)
     try:
         return audit_named(args.gateway_name, scenarios, options, upstream=upstream,
                            progress=progress,

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 from openai.types.chat import ChatCompletionMessageParam
 
 from scrubcheck import __version__
+from scrubcheck.gateway.answers import sent_key
 from scrubcheck.gateway.capture import AUDIT_KEY, Capture
 from scrubcheck.gateway.classify import needs_for
 from scrubcheck.gateway.compare import Expectation, Judgement, expectation, judge, sent
@@ -64,6 +65,7 @@ from scrubcheck.results import Verdict, exit_verdict
 from scrubcheck.spec import SPEC_VERSION
 
 if TYPE_CHECKING:
+    from scrubcheck.gateway.answers import AnswerStore
     from scrubcheck.runner.cache import ResultCache
 
 PROMPT: list[ChatCompletionMessageParam] = [
@@ -137,22 +139,6 @@ class PassResult:
                                        "detail": self.scrubbed_detail}},
                 "received": self.received}
 
-    def to_record(self) -> dict[str, Any]:
-        """All of this pass as JSON data: `to_dict`'s form and the kept capture (the
-        failures capture file is written from it). `from_record` gives the pass back."""
-        return {**self.to_dict(), "received": dict(self.received),
-                "capture": None if self.capture is None else self.capture.to_dict()}
-
-    @classmethod
-    def from_record(cls, record: dict[str, Any]) -> PassResult:
-        clients, capture = record["clients"], record.get("capture")
-        return cls(record["mode"], Action(record["action"]), record["detail"],
-                   list(record["notes"]),
-                   ClientOutcome(clients[RAW]["outcome"]), clients[RAW]["detail"],
-                   ClientOutcome(clients[SCRUBBED]["outcome"]), clients[SCRUBBED]["detail"],
-                   dict(record["received"]),
-                   None if capture is None else Capture.from_dict(capture))
-
 
 #: How much received text a report keeps per failing pass (the capture file keeps all).
 CONTENT_KEPT = 2000
@@ -225,24 +211,6 @@ class ScenarioAudit:
                 "clients": {RAW: self.raw.value, SCRUBBED: self.scrubbed.value},
                 "slow": self.slow(slow), "needs": self.needs,
                 "passes": [p.to_dict() for p in self.passes], "reproduce": self.reproduce}
-
-    def to_record(self) -> dict[str, Any]:
-        """All of this audit but the scenario, which only its id names: the result cache
-        keeps this (gateway/audit_cache.py), and `from_record` gives the audit back with
-        the scenario as the corpus has it now (a moved scenario points where it is)."""
-        return {"id": self.scenario.id, "shape": self.shape.value, "name": self.name,
-                "needs": list(self.needs), "passes": [p.to_record() for p in self.passes],
-                "reproduce": list(self.reproduce)}
-
-    @classmethod
-    def from_record(cls, record: dict[str, Any], scenario: Scenario) -> ScenarioAudit:
-        """The audit of `record`, about `scenario` (ValueError when it is another's;
-        KeyError or ValueError for a record that is not one)."""
-        if record["id"] != scenario.id:
-            raise ValueError(f"the record of {record['id']!r} is not {scenario.id!r}'s")
-        return cls(scenario, Shape(record["shape"]), record["name"],
-                   [PassResult.from_record(p) for p in record["passes"]],
-                   list(record["needs"]), list(record["reproduce"]))
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -455,12 +423,13 @@ def audit(gateway: str, scenarios: list[Scenario], options: AuditOptions | None 
     every shape of `options`. `upstream` is the replay server behind it (its URL
     goes into the reproduction commands; its request count into the diagnosis).
 
-    With `cache` (a ResultCache(extra=GATEWAY_PARTS)) and `cache_key` (what the gateway
-    is: product, installed version, configuration), each (scenario, shape) the cache
-    holds for that gateway and these options is taken from it, only the rest is
-    requested, and what may be trusted again is kept (gateway/audit_cache.py); the
-    result's `settings["cache"]` says how many were reused and requested. A cached
-    audit needs `cache_key` and the replay server as `upstream` (ValueError)."""
+    With `cache` (a ResultCache: its folder holds the stored answers) and `cache_key`
+    (what the gateway is: product, installed version, configuration), each request
+    whose answer is stored for that gateway, these options and what it sends is
+    answered from the store, only the rest is made, and every answer is judged afresh;
+    fresh answers that may be trusted again are kept (gateway/answers.py). The result's
+    `settings["cache"]` says how many (scenario, shape) pairs were reused and requested.
+    A cached audit needs `cache_key` and the replay server as `upstream` (ValueError)."""
     options = options or AuditOptions()
     upstream_url = upstream.url if isinstance(upstream, ReplayServer) else upstream
     result = AuditResult(
@@ -473,19 +442,18 @@ def audit(gateway: str, scenarios: list[Scenario], options: AuditOptions | None 
         started_at=datetime.now(UTC).isoformat(timespec="seconds"),
         upstream_port=upstream.server_address[1] if isinstance(upstream, ReplayServer)
         else None)
-    stored = None
+    store = None
     if cache is not None:
-        from scrubcheck.gateway.audit_cache import CachedAudit
+        from scrubcheck.gateway.answers import AnswerStore
 
-        stored = CachedAudit.open(cache, cache_key, scenarios, options, upstream, result)
-    done: dict[tuple[int, Shape], ScenarioAudit] = {} if stored is None else stored.restored()
-    todo = [(i, shape) for i in range(len(scenarios)) for shape in options.shapes
-            if (i, shape) not in done]
+        store = AnswerStore.open(cache.root, cache_key, options, upstream, result.gateway,
+                                 result.upstream)
+    asked = _Asked(store, scenarios, options)
     began = time.monotonic()
     recorders = _Recorders(gateway, options)
     try:
-        if todo:
-            index, shape = todo[0]
+        if asked.first_missing is not None:
+            index, shape = asked.first_missing
             try:
                 result.problem = _probe(recorders.get(), (scenarios[index], shape), options,
                                         result.gateway)
@@ -494,7 +462,7 @@ def audit(gateway: str, scenarios: list[Scenario], options: AuditOptions | None 
                 result.not_run = [(s.id, shape.value) for s in scenarios
                                   for shape in options.shapes]
         if result.problem is None and not result.interrupted:
-            _run(scenarios, options, recorders, result, progress, done)
+            _run(scenarios, options, recorders, result, progress, asked)
     finally:
         recorders.close()
         result.duration_s = time.monotonic() - began
@@ -503,8 +471,8 @@ def audit(gateway: str, scenarios: list[Scenario], options: AuditOptions | None 
     if result.problem is None and result.results and all(
             p.unreached for r in result.results for p in r.passes):
         result.problem = _nothing_ran(result)
-    if stored is not None:
-        stored.finish(done)
+    if store is not None and cache is not None:
+        asked.finish(result, cache)
     return result
 
 
@@ -543,32 +511,90 @@ def _nothing_ran(result: AuditResult) -> str:
     return text
 
 
+class _Asked:
+    """Which requests an audit makes and which it answers from the stored answers
+    (gateway/answers.py), with the counts `settings["cache"]` reports. Without a store
+    every request is made."""
+
+    def __init__(self, store: AnswerStore | None, scenarios: list[Scenario],
+                 options: AuditOptions) -> None:
+        self.store = store
+        self.modes = (STREAM, COMPLETE) if options.non_streaming else (STREAM,)
+        self.keys: dict[tuple[int, Shape, str], str] = {}
+        self.first_missing: tuple[int, Shape] | None = None
+        self.ran = self.kept = 0  # pairs with a request made; those whose answers were kept
+        self._lock = threading.Lock()
+        for index, scenario in enumerate(scenarios):
+            for shape in options.shapes:
+                for mode in self.modes:
+                    key = None if store is None else sent_key(scenario, shape, mode)
+                    if key is not None:
+                        self.keys[index, shape, mode] = key
+                    if self.first_missing is None and (key is None or key not in
+                                                       store.answers):  # type: ignore[union-attr]
+                        self.first_missing = (index, shape)
+
+    def answer(self, index: int, shape: Shape, mode: str,
+               request: Callable[[], Capture]) -> tuple[Capture, bool | None]:
+        """The answer to one request: stored, or requested now (and noted for keeping).
+        The flag: None when stored, else whether the fresh answer may be kept."""
+        key = self.keys.get((index, shape, mode))
+        if key is not None and self.store is not None:
+            stored = self.store.get(key)
+            if stored is not None:
+                return stored, None
+        capture = request()
+        if key is None or self.store is None:
+            return capture, False
+        return capture, self.store.put(key, capture)
+
+    def count(self, fresh: list[bool]) -> None:
+        """A pair is done: `fresh`, whether each answer requested for it may be kept."""
+        if fresh:
+            with self._lock:
+                self.ran += 1
+                self.kept += all(fresh)
+
+    def finish(self, result: AuditResult, cache: ResultCache) -> None:
+        """Keep the fresh answers (none of an interrupted audit or of one where nothing
+        could run) and say in the result's settings what was reused and requested."""
+        store = self.store
+        assert store is not None
+        keep = not result.interrupted and result.problem is None
+        if keep:
+            store.save()
+        pairs = len(result.results)
+        reused = pairs - self.ran if result.results else 0
+        cache.reused += reused
+        cache.ran += self.ran
+        result.settings["cache"] = {"answers": store.row, "wire": store.key["wire"],
+                                    "reused": reused, "ran": self.ran,
+                                    "kept": self.kept if keep else 0,
+                                    "not_kept": self.ran - (self.kept if keep else 0)}
+
+
 def _run(scenarios: list[Scenario], options: AuditOptions, recorders: _Recorders,
          result: AuditResult, progress: Callable[[ScenarioAudit], None] | None,
-         done: dict[tuple[int, Shape], ScenarioAudit]) -> None:
-    """Every scenario on `options.jobs` threads, each in every shape not `done` already
-    (taken from the cache; one expectation per scenario), into `done`; results in corpus
-    order. On Ctrl-C the requests in flight are aborted and what did not finish is
-    listed as not run."""
+         asked: _Asked) -> None:
+    """Every scenario in every shape on `options.jobs` threads (one expectation per
+    scenario); results in corpus order. On Ctrl-C the requests in flight are aborted
+    and what did not finish is listed as not run."""
     finished: Queue[ScenarioAudit] = Queue()
-    todo = {i: shapes for i in range(len(scenarios))
-            if (shapes := [s for s in options.shapes if (i, s) not in done])}
-    if progress is not None:
-        for audited in list(done.values()):
-            progress(audited)
+    done: dict[tuple[int, Shape], ScenarioAudit] = {}
 
     def one(index: int) -> None:
         scenario = scenarios[index]
         expect = expectation(scenario)
-        for shape in todo[index]:
-            audited = audit_one(recorders.get(), scenario, shape, options, expect, result)
+        for shape in options.shapes:
+            audited = audit_one(recorders.get(), scenario, shape, options, expect, result,
+                                asked, index)
             done[index, shape] = audited
             finished.put(audited)
 
     pool = ThreadPoolExecutor(max_workers=max(1, options.jobs),
                               thread_name_prefix="scrubcheck-audit")
     try:
-        pending = {pool.submit(one, i) for i in todo}
+        pending = {pool.submit(one, i) for i in range(len(scenarios))}
         while pending:
             ended, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
             for future in ended:
@@ -591,17 +617,29 @@ def _run(scenarios: list[Scenario], options: AuditOptions, recorders: _Recorders
 
 
 def audit_one(recorder: Recorder, scenario: Scenario, shape: Shape, options: AuditOptions,
-              expect: Expectation, result: AuditResult) -> ScenarioAudit:
-    """Both passes of one scenario in one shape, judged."""
+              expect: Expectation, result: AuditResult, asked: _Asked | None = None,
+              index: int = 0) -> ScenarioAudit:
+    """Both passes of one scenario in one shape (each answer requested, or taken from
+    the stored answers by `asked`), judged."""
     name = selector(scenario.id, shape)
     request = options.route.request(name)
     upstream = sent(scenario, shape)
     passes = []
+    fresh: list[bool] = []
     modes = (STREAM, COMPLETE) if options.non_streaming else (STREAM,)
     for mode in modes:
         call = recorder.record if mode == STREAM else recorder.complete
-        capture = call(request.model, PROMPT, name=f"{name}.{mode}",
-                       extra_body=request.extra_body, headers=request.headers)
+
+        def ask(call: Callable[..., Capture] = call, mode: str = mode) -> Capture:
+            return call(request.model, PROMPT, name=f"{name}.{mode}",
+                        extra_body=request.extra_body, headers=request.headers)
+
+        if asked is None:
+            capture = ask()
+        else:
+            capture, kept = asked.answer(index, shape, mode, ask)
+            if kept is not None:
+                fresh.append(kept)
         judgement = judge(expect, upstream, capture, streamed=mode == STREAM)
         if judgement.scrubbed is not None and judgement.scrubbed.context is not None:
             # what `gateway check` needs to judge this capture as the audit did
@@ -609,6 +647,8 @@ def audit_one(recorder: Recorder, scenario: Scenario, shape: Shape, options: Aud
                 "scenario": scenario.id, "shape": shape.value, "mode": mode,
                 "client_context": json.loads(context_header(judgement.scrubbed.context))}
         passes.append(PassResult.of(mode, judgement, capture))
+    if asked is not None:
+        asked.count(fresh)
     needs = [] if shape is Shape.NATIVE else [
         f"{need.key}={json.dumps(need.value)} ({need.rule})"
         for need in needs_for(shape_context(scenario, shape))]

@@ -139,10 +139,11 @@ def _facts(result: AuditResult) -> list[str]:
 
 
 def cache_text(cache: dict[str, Any]) -> str:
-    """What a cached audit took from the cache, in words."""
-    return (f"{plural(cache['reused'], 'scenario stream')} reused (their timings are those "
-            f"measured when they ran), {cache['ran']} requested, of which {cache['kept']} "
-            f"kept for next time (harness {cache['harness']})")
+    """What a cached audit took from the stored answers, in words."""
+    return (f"{plural(cache['reused'], 'scenario stream')} reused from the stored answers "
+            f"and judged afresh (their timings are those measured when they were "
+            f"requested), {cache['ran']} requested, of which {cache['kept']} kept for next "
+            f"time (answers {cache['answers']}, wire {cache['wire']})")
 
 
 def _action_table(result: AuditResult) -> list[str]:

@@ -30,7 +30,7 @@ from scrubcheck.corpus.fingerprint import corpus_digest
 from scrubcheck.corpus.shard import Shard
 from scrubcheck.matrix.rows import Matrix, Row
 from scrubcheck.model import Scenario
-from scrubcheck.peers import Manifest, read_marker
+from scrubcheck.peers import Manifest, installed_version, read_marker
 from scrubcheck.reports import write_reports
 from scrubcheck.results import RunResult
 from scrubcheck.runner import RunSettings
@@ -65,9 +65,8 @@ def reference_row() -> Row:
 
 
 def peer_row(manifest: Manifest) -> Row:
-    record = read_marker(manifest.package)
-    version = (record.version if record else "") or manifest.package.version
-    return Row(manifest.name, manifest.title, manifest.kind, manifest.package.label, version,
+    return Row(manifest.name, manifest.title, manifest.kind, manifest.package.label,
+               installed_version(manifest.package),
                f"peer:{manifest.name}", "ran", manifest.model_of, manifest.all_restrictions())
 
 

@@ -8,7 +8,7 @@ The harness drives a peer through `scrubcheck.adapters.peer.PeerAdapter`
 (`load_adapter("peer:NAME")`); nothing here imports a peer's package.
 """
 
-from scrubcheck.peers.envs import cache_root, env_dir, launch_for, read_marker
+from scrubcheck.peers.envs import cache_root, env_dir, installed_version, launch_for, read_marker
 from scrubcheck.peers.install import InstallError, install
 from scrubcheck.peers.manifest import (
     Manifest,
@@ -28,6 +28,7 @@ __all__ = [
     "env_dir",
     "find_manifest",
     "install",
+    "installed_version",
     "launch_for",
     "load_manifest",
     "read_marker",

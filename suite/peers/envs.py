@@ -58,6 +58,14 @@ def read_marker(package: Package, root: Path | None = None) -> Installed | None:
     return record if record.spec_hash == package.spec_hash() else None
 
 
+def installed_version(package: Package, root: Path | None = None) -> str:
+    """The version a row names: the one that really installed, else the one the manifest
+    asks for (a peer not installed yet, or one with no package). One rule for the matrix's
+    rows and the native runner's, so both name a row's version alike."""
+    record = read_marker(package, root)
+    return (record.version if record else "") or package.version
+
+
 def write_marker(package: Package, record: Installed, root: Path | None = None) -> None:
     path = env_dir(package, root) / MARKER
     path.write_text(json.dumps(record.__dict__, indent=1) + "\n", encoding="utf-8")

@@ -316,7 +316,8 @@ class Readme(Target):
 
 
 def gateway_cache(root: Path | None) -> ResultCache:
-    """The cache of gateway audit results: the gateway package decides them too."""
+    """The cache whose folder holds the gateways' stored answers (gateway/answers.py):
+    every audit judges them afresh, so a change to the judging requests nothing."""
     return ResultCache(root, extra=GATEWAY_PARTS)
 
 

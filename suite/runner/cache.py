@@ -114,7 +114,8 @@ class ResultCache:
     code that decide these results, e.g. the gateway package for audits)."""
 
     def __init__(self, root: Path | None = None, *, extra: tuple[str, ...] = ()) -> None:
-        self.base = (root or cache_dir()) / "results" / FORMAT
+        self.root = root or cache_dir()  # the user cache folder (gateway answers live there too)
+        self.base = self.root / "results" / FORMAT
         self.harness = harness_digest(extra)
         self.folder = self.base / self.harness
         self.reused = 0

@@ -42,7 +42,7 @@ from scrubcheck.childprocess import die_with_parent, exit_text
 from scrubcheck.corpus.fingerprint import corpus_digest
 from scrubcheck.corpus.shard import Shard
 from scrubcheck.model import Scenario
-from scrubcheck.peers import Manifest, find_manifest, read_marker
+from scrubcheck.peers import Manifest, find_manifest, installed_version, read_marker
 from scrubcheck.peers.envs import env_dir
 from scrubcheck.peers.manifest import ManifestError
 from scrubcheck.results import Outcome, RunResult, ScenarioResult, result_from_dict
@@ -155,7 +155,7 @@ def run_natively(manifest: Manifest, scenarios: list[Scenario], settings: RunSet
         settings={**settings.to_dict(), "conformance_class": judged_class,
                   "corpus_digest": corpus_digest(scenarios),
                   "implementation_version": f"{manifest.package.name} "
-                                            f"{_installed_version(manifest)}",
+                                            f"{installed_version(manifest.package)}",
                   "selection": {"scenarios": len(scenarios),
                                 "positions": shard.positions(scenarios) if shard else None},
                   "native": {"runner": manifest.native.runner, "via": manifest.native.via,
@@ -212,11 +212,6 @@ def _checks(header: dict[str, Any], linear_ran: bool) -> dict[str, Any]:
     return checks
 
 
-def _installed_version(manifest: Manifest) -> str:
-    record = read_marker(manifest.package)
-    return (record.version if record else "") or manifest.package.version
-
-
 def _placed(result: ScenarioResult, scenario: Scenario,
             replay: Callable[..., str]) -> ScenarioResult:
     """A result with its scenario's place in the corpus (the runner has the vector's) and
@@ -235,7 +230,7 @@ def _driver(manifest: Manifest) -> list[str]:
     """The runner's arguments that say what it judges: the peer environment's AI SDK."""
     assert manifest.native is not None
     return ["--ai-sdk", str(env_dir(manifest.package)), "--via", manifest.native.via,
-            "--version", _installed_version(manifest)]
+            "--version", installed_version(manifest.package)]
 
 
 def judge_vectors(driver: list[str], vectors: Path, ids: list[str], settings: RunSettings

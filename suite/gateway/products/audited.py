@@ -38,9 +38,10 @@ def audit_named(choice: str, scenarios: list[Scenario], options: AuditOptions, *
                 say: Callable[[str], None] | None = None,
                 cache: ResultCache | None = None) -> AuditResult:
     """Start gateway `choice` (`NAME[:CONFIG]`) with `upstream` behind it, audit it on
-    `scenarios`, stop it. With `cache` (a ResultCache(extra=GATEWAY_PARTS)) the audit
-    reuses what the cache holds for this product, installed version, runtime and
-    configuration (`product_cache_key`) and requests the rest; `upstream` must then be
+    `scenarios`, stop it. With `cache` (a ResultCache, whose folder holds the stored
+    answers) the audit answers each request the store holds for this product, installed
+    version, runtime and configuration (`product_cache_key`) from it, requests the rest
+    and judges them all (gateway/answers.py); `upstream` must then be
     the replay server (ValueError). Raises GatewayManifestError for an unknown choice
     and GatewayError when the gateway is not installed or does not start."""
     manifest, config = parse_choice(choice)
@@ -73,7 +74,7 @@ def product_cache_key(choice: str) -> dict[str, Any]:
     the package and the version that really installed (with the install's spec hash),
     and the runtime it runs on (its environment's Python, or node: Portkey's streams fail
     on Node 20 and may not on another). The manifest and config templates are in the
-    harness digest (GATEWAY_PARTS). GatewayError when the gateway is not installed."""
+    answers' wire digest (gateway/answers.py). GatewayError when the gateway is not installed."""
     manifest, config = parse_choice(choice)
     record = installed(manifest)
     if record is None:

@@ -1,8 +1,9 @@
-"""`gateway audit` through the result cache (gateway/audit_cache.py): a cached audit must
-report what an uncached one does, timings apart; a second audit must send no request
-for the pairs it reuses; a changed scenario must be requested again, a moved one point
-where it is now; reproduction commands must name this run's gateway and upstream; and
-an answer of the machine (a timeout, a busy status) must never be kept.
+"""`gateway audit` with stored answers (gateway/answers.py): a cached audit must report
+what an uncached one does, timings apart; a second audit must send no request for the
+answers it holds, and judge them afresh (a change to the judging costs no request); a
+changed scenario must be requested again, a moved one point where it is now;
+reproduction commands must name this run's gateway and upstream; and an answer of the
+machine (a timeout, a busy status) must never be kept.
 
 The gateways are the small loopback gateways of tests/data/gateways/broken_gateways.py
 in front of the replay server, each started by a context manager (stopped however the
@@ -25,14 +26,12 @@ import pytest
 from test_gateway_audit import SELECTION, free_port, gw
 
 from scrubcheck.cli import main
-from scrubcheck.gateway.audit import (
-    AuditOptions,
-    ScenarioAudit,
-    audit,
-    replay_upstream,
-)
-from scrubcheck.gateway.audit_cache import audit_row_key, not_kept
+from scrubcheck.gateway import answers as answers_module
+from scrubcheck.gateway import audit as audit_module
+from scrubcheck.gateway.answers import answers_row_key, not_kept, wire_digest
+from scrubcheck.gateway.audit import AuditOptions, audit, replay_upstream
 from scrubcheck.gateway.audit_report import file_names, validate_audit, write_audit_reports
+from scrubcheck.gateway.capture import Capture
 from scrubcheck.gateway.products import GatewayError, audited
 from scrubcheck.gateway.products.running import Endpoint
 from scrubcheck.gateway.server import running
@@ -40,7 +39,6 @@ from scrubcheck.gateway.upstream import Shape, selector
 from scrubcheck.gateway.verdicts import Action as A
 from scrubcheck.peers.envs import Installed
 from scrubcheck.runner.cache import ResultCache, key_digest
-from scrubcheck.runner.harness import GATEWAY_PARTS
 
 CHANGED = "blocks-two-blocks-answer-between"  # its answer gets a sentence more
 MOVED = "orphan-prefill-basic"  # moved to another file and line, content unchanged
@@ -94,7 +92,7 @@ def scenarios(corpus):
 
 @pytest.fixture
 def cache(tmp_path) -> ResultCache:
-    return ResultCache(tmp_path / "cache", extra=GATEWAY_PARTS)
+    return ResultCache(tmp_path / "cache")
 
 
 KEY = {"product": "test-gateway", "version": "1", "config": "strip"}
@@ -132,23 +130,31 @@ def reports(result, folder: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]
     return untimed(data), untimed_captures(folder / file_names()["captures"])
 
 
-# ------------------------------------------------------------------ records
-def test_a_record_gives_the_audit_back_with_its_capture(scenarios, corpus):
+# ------------------------------------------------------------------ answers
+def test_a_stored_answer_gives_the_capture_back(scenarios, corpus, cache):
+    """What the store keeps is the capture as the recorder made it, to the chunk."""
     with replay_upstream(corpus.scenarios) as upstream, \
             counted_gateway(StripAndRefuse(), upstream) as (server, _):
-        result = audit(server.url, scenarios, AuditOptions(), upstream=upstream)
-    kept = [p.capture for r in result.results for p in r.passes if p.capture is not None]
-    assert kept, "the selection must hold a failure whose capture is kept"
-    for one in result.results:
-        record = json.loads(json.dumps(one.to_record()))  # as the cache file holds it
-        back = ScenarioAudit.from_record(record, one.scenario)
-        assert back.to_record() == one.to_record()
-        assert back.to_dict(10.0) == one.to_dict(10.0)
-        assert [p.capture.to_dict() if p.capture else None for p in back.passes] == \
-            [p.capture.to_dict() if p.capture else None for p in one.passes]
-    other = next(s for s in scenarios if s.id != result.results[0].scenario.id)
-    with pytest.raises(ValueError, match="is not"):
-        ScenarioAudit.from_record(result.results[0].to_record(), other)
+        audit(server.url, scenarios[:3], AuditOptions(), upstream=upstream, cache=cache,
+              cache_key=KEY)
+    rows = list((cache.root / "answers").rglob("*.json"))
+    assert len(rows) == 1
+    stored = json.loads(rows[0].read_text())["answers"]
+    assert len(stored) == 3 * 2 * 2  # scenarios x shapes x (stream, complete)
+    for answer in stored.values():
+        assert "base_url" not in answer["request"], "the gateway URL is this run's"
+        assert "scrubcheck_audit" not in json.dumps(answer), "no judging in an answer"
+        assert Capture.from_dict(copy.deepcopy(answer)).to_dict() == answer
+
+
+def test_the_package_is_split_into_wire_and_judging_modules():
+    """Every file of the gateway package is placed: a new module changes what a stored
+    answer is keyed by only when it is named as wire code."""
+    package = Path(answers_module.__file__).parent
+    files = {p.name for p in package.iterdir() if p.is_file()}
+    placed = set(answers_module.WIRE_MODULES) | set(answers_module.JUDGING_MODULES)
+    assert files == placed, (files - placed, placed - files)
+    assert not set(answers_module.WIRE_MODULES) & set(answers_module.JUDGING_MODULES)
 
 
 # ------------------------------------------------------------ cached audits
@@ -168,16 +174,45 @@ def test_a_cached_audit_equals_an_uncached_one_and_a_second_requests_nothing(
     assert plain.failures() and any(p.action is A.ERROR for r in plain.results
                                     for p in r.passes), "the audit must find failures"
     assert "cache" not in plain.settings
-    assert cold.settings["cache"] | {"harness": None, "row": None} == {
-        "harness": None, "row": None, "reused": 0, "ran": pairs, "kept": pairs,
+    assert cold.settings["cache"] | {"answers": None, "wire": None} == {
+        "answers": None, "wire": None, "reused": 0, "ran": pairs, "kept": pairs,
         "not_kept": 0}  # the deterministic HTTP 500 is kept
     assert warm.settings["cache"]["reused"] == pairs and warm.settings["cache"]["ran"] == 0
-    assert warm.settings["cache"]["harness"] == cache.harness
+    assert warm.settings["cache"]["wire"] == wire_digest()
     assert warm.timing() == cold.timing(), "reused pairs keep the durations measured"
     expected = reports(plain, tmp_path / "plain")
     assert reports(cold, tmp_path / "cold") == expected
     assert reports(warm, tmp_path / "warm") == expected
     assert cache.reused == pairs and cache.ran == pairs
+
+
+def test_a_change_to_the_judging_rejudges_stored_answers_without_a_request(
+        scenarios, corpus, cache, monkeypatch):
+    """The answers are kept apart from the verdicts: with another yardstick (here, every
+    scenario expected to show one more sentence) a warm audit requests nothing and
+    judges the stored answers by it, as an uncached audit under it does."""
+    with replay_upstream(corpus.scenarios) as upstream, \
+            counted_gateway(StripAndRefuse(), upstream) as (server, seen):
+        audit(server.url, scenarios, AuditOptions(), upstream=upstream, cache=cache,
+              cache_key=KEY)
+        original = audit_module.expectation
+
+        def moved_yardstick(scenario):
+            if scenario.visible is None:
+                return original(scenario)
+            return original(dataclasses.replace(scenario, visible=scenario.visible + " More."))
+
+        monkeypatch.setattr(audit_module, "expectation", moved_yardstick)
+        before = sum(seen.values())
+        warm = audit(server.url, scenarios, AuditOptions(), upstream=upstream, cache=cache,
+                     cache_key=KEY)
+        assert sum(seen.values()) == before, "a stored answer was requested again"
+        plain = audit(server.url, scenarios, AuditOptions(), upstream=upstream)
+    assert warm.settings["cache"]["ran"] == 0
+    judged = [(r.scenario.id, r.shape, r.raw, r.scrubbed) for r in warm.results]
+    assert judged == [(r.scenario.id, r.shape, r.raw, r.scrubbed) for r in plain.results]
+    assert len(warm.failures()) > len([s for s in scenarios if s.visible is None]), \
+        "the moved yardstick must fail what it moved"
 
 
 def test_a_changed_scenario_is_requested_again_and_a_moved_one_points_where_it_is(
@@ -237,10 +272,9 @@ def test_timeouts_and_busy_answers_are_not_kept(scenarios, corpus, cache):
                 assert seen[selector(one[0].id, Shape.INLINE)] >= 4  # probe and stream, twice
 
 
-def _record(error: dict[str, Any] | None, **extra: Any) -> dict[str, Any]:
-    return {"id": "x", "shape": "inline", "passes": [
-        {"mode": "stream", "received": {"error": None}},
-        {"mode": "complete", "received": {"error": error}, **extra}]}
+def _answer(error: dict[str, Any] | None, **request: Any) -> dict[str, Any]:
+    return {"name": "x.stream", "request": request, "response": {}, "chunks": [],
+            "error": error}
 
 
 @pytest.mark.parametrize("error, kept", [
@@ -260,30 +294,30 @@ def _record(error: dict[str, Any] | None, **extra: Any) -> dict[str, Any]:
     ({"kind": "http", "status": 500, "message": "HTTP 500: litellm.APIConnectionError: "
       "Connection error"}, False),
 ])
-def test_what_is_kept_is_decided_from_the_record(error, kept):
-    assert (not_kept(_record(error)) is None) is kept
+def test_what_is_kept_is_decided_from_the_answer(error, kept):
+    assert (not_kept(_answer(error)) is None) is kept
 
 
-def test_a_record_naming_an_address_of_this_run_is_not_kept():
+def test_an_answer_naming_an_address_of_this_run_is_not_kept():
     error = {"kind": "http", "status": 500,
              "message": "HTTP 500: upstream http://127.0.0.1:41071/v1 said no"}
-    assert not_kept(_record(error), ("127.0.0.1:41071",)) is not None
-    assert not_kept(_record(error), ("127.0.0.1:9999",)) is None
+    assert not_kept(_answer(error), ("127.0.0.1:41071",)) is not None
+    assert not_kept(_answer(error), ("127.0.0.1:9999",)) is None
     # the capture's gateway URL is rewritten on reuse, so it does not count
-    capture = {"request": {"base_url": "http://127.0.0.1:41071/v1"}}
-    assert not_kept(_record(None, capture=capture), ("127.0.0.1:41071",)) is None
+    assert not_kept(_answer(None, base_url="http://127.0.0.1:41071/v1"),
+                    ("127.0.0.1:41071",)) is None
 
 
 def test_the_row_names_what_changes_a_request_and_not_the_machine():
     base = AuditOptions()
-    digest = key_digest(audit_row_key(KEY, base))
+    digest = key_digest(answers_row_key(KEY, base))
     for changed in (dict(timeout=5.0), dict(budget=10.0), dict(non_streaming=False)):
-        assert key_digest(audit_row_key(KEY, dataclasses.replace(base, **changed))) != digest
+        assert key_digest(answers_row_key(KEY, dataclasses.replace(base, **changed))) != digest
     for same in (dict(jobs=7), dict(slow=1.0), dict(label="x"), dict(api_key="sk-x"),
                  dict(shapes=(Shape.NATIVE,))):
-        assert key_digest(audit_row_key(KEY, dataclasses.replace(base, **same))) == digest
-    assert key_digest(audit_row_key({**KEY, "version": "2"}, base)) != digest
-    assert "sk-x" not in json.dumps(audit_row_key(KEY, dataclasses.replace(
+        assert key_digest(answers_row_key(KEY, dataclasses.replace(base, **same))) == digest
+    assert key_digest(answers_row_key({**KEY, "version": "2"}, base)) != digest
+    assert "sk-x" not in json.dumps(answers_row_key(KEY, dataclasses.replace(
         base, api_key="sk-x")))
 
 
@@ -353,7 +387,7 @@ def test_the_cli_caches_a_named_gateway_by_its_product(fake_product, monkeypatch
         for command in r["reproduce"]:
             assert command.startswith("scrubcheck gateway audit --gateway-name "
                                       "litellm-proxy:plain ")
-    rows = list((tmp_path / "user-cache" / "results").rglob("*.json"))
+    rows = list((tmp_path / "user-cache" / "answers").rglob("*.json"))
     assert len(rows) == 1
     key = json.loads(rows[0].read_text())["key"]
     assert {k: key["gateway"][k] for k in ("product", "config", "version", "install")} == {
