@@ -123,8 +123,9 @@ def test_a_known_killable_mutant_is_killed_and_the_original_survives(reference_p
                                                                      tmp_path):
     site = next(
         s for s in reference_population.sites
-        if s.operator.endswith("ReplaceComparisonOperator_Lt_LtE")
-        and "a.col < 3" in reference_population.files[s.file].lines()[s.line - 1]
+        if s.operator.endswith("ReplaceComparisonOperator_GtE_Gt")
+        and reference_population.files[s.file].lines()[s.line - 1].strip()
+        == "if cur.indent >= 4:"
     )
     mutant = reference_population.mutant(site)  # four leading spaces would open a fence
     oracle = _oracle(FOUR_SPACES)

@@ -93,11 +93,14 @@ def _state(scrubber: ReferenceScrubber) -> tuple[object, ...]:
     path forgets shows here at once, not only deltas later when it changes output."""
     s = scrubber
     a, b, fence, header, held = s._answer, s._block, s._fence, s._header, s._held
+    blocks = s._blocks
     return (
         s._mode, s._emitted, tuple(s._cuts), _joined(s._skip_text), s._header_length,
-        (tuple(a.stack), a.last_backtick, a.drop_run, a.col, a.tilde, a.run,
-         a.run_at_line_start, a.runs, a.fence_candidate),
-        None if fence is None else (fence.char, fence.length, fence.line, fence.lead, fence.run),
+        (tuple(a.stack), a.last_backtick, a.drop_run, a.tilde, a.tilde_start, a.run,
+         a.run_at_line_start, a.run_start, a.runs, a.fence_candidate),
+        None if fence is None else fence.opener_line,
+        (blocks.blocks, "".join(blocks.head), blocks.head_open, blocks.backtick_after,
+         blocks.goes_on),
         (b.closes, b.partial, b.run, b.runs, _joined(b.line), b.has_newline),
         None if header is None else (header.opened_by_start, _joined(header.parts)),
         None if held is None else (held.raw, held.tag, held.in_block, _joined(held.parts)),

@@ -25,14 +25,21 @@ ANSWER (`AnswerState`): visible answer text, outside code and outside a block.
     nothing else. Backtick runs, leading spaces and tildes are counted while
     the text itself is emitted at once (R-STREAM-2).
 FENCE (`FenceState`): inside fenced code (R-CODE-2). Holds back nothing: every
-    character is emitted as it comes; only whether the current line can still
-    close the fence is tracked (`FenceLine`).
+    character is emitted as it comes. Whether a line closes the fence, or leaves a
+    container of it (a block quote line without `>`, a list item line indented too
+    little), the block tracker says (blocks.py).
 BLOCK (`BlockState`): inside a removed block: reasoning (R-BLOCK-1), a
     pre-filled block (R-ORPHAN-2), a harmony header or a hidden harmony message
     (R-HARMONY-1/2). Nothing of it is emitted. Holds: a partial close tag, the
     backtick runs of the current line (R-CODE-5), the text after the block's
     last line feed when `inline_answer` may recover it (R-UNCLOSED-2), and,
     while in a harmony header, the header's text (`HeaderState`, R-HARMONY-2).
+
+The block tracker (`BlockTracker`, blocks.py) sees every visible character as it
+is emitted and keeps CommonMark's block structure of the visible text: the open
+block quotes and list items, and whether a fence is open in them. It decides
+where fences open and close (R-CODE-2, R-CODE-6); it holds no text but the head
+of the current line (its leading characters that can shape block structure).
 
 Two conditions cut across the modes:
 
@@ -93,6 +100,7 @@ from scrubcheck.vocabulary import (
     fold,
 )
 
+from .blocks import HEAD, BlockTracker
 from .harmony import HEADER_KEPT, message_is_visible
 from .hooks import NO_QUIRKS, Quirks
 from .spans import BACKTICK_RUN, LineIndex, guarded_until
@@ -100,17 +108,12 @@ from .states import (
     ANSWER,
     BLOCK,
     FENCE,
-    LEAD,
-    RUN,
-    TEXT,
-    TRAIL,
     AnswerState,
     BlockState,
     FenceState,
     HeaderState,
     HeldTag,
     Mode,
-    fence_char,
 )
 from .tables import MatchTable, tables_for
 
@@ -173,20 +176,21 @@ class ReferenceScrubber:
             mode = self._mode
             if mode is ANSWER:
                 # Plain answer text that cannot change the state: nothing held, not a
-                # character that counts at the start of a line (R-CODE-2), and no tag
-                # start, backtick or line feed in it. Tables whose classify was changed
+                # character of a line's head (R-CODE-2, blocks.py), and no tag start,
+                # backtick or line feed in it. Tables whose classify was changed
                 # (scrubbers/broken) have no special_chars, and so no fast path. Inline:
                 # this is the cost of every one-character delta.
                 a = self._answer
                 chars = self._tables.outside.special_chars
+                blocks = self._blocks
                 if chars and not (a.stack or a.run or a.tilde or a.drop_run) and (
-                    a.col < 0 or delta[0] not in " ~"
+                    not blocks.head_open or delta[0] not in HEAD
                 ):
                     for c in chars:
                         if c in delta:
                             break
                     else:
-                        a.col = -1
+                        blocks.head_open = False  # (R-CODE-2) the line's head ended
                         a.last_backtick = False
                         self._emitted += len(delta)
                         return delta
@@ -239,10 +243,11 @@ class ReferenceScrubber:
             self._keep(delta)
             return True
         assert self._fence is not None
-        if self._fence.line is not TEXT or "\n" in delta:
+        if (self._blocks.head_open and not self._fence.opener_line) or "\n" in delta:
             return False
         self._emitted += len(delta)
         self._answer.last_backtick = delta[-1] == "`"
+        self._blocks.see(delta)
         return True
 
     # ---------------------------------------------------------------- state
@@ -255,6 +260,7 @@ class ReferenceScrubber:
         self._held: HeldTag | None = None
         self._answer = AnswerState()
         self._fence: FenceState | None = None
+        self._blocks = BlockTracker()  # R-CODE-2: block structure of the visible text
         self._block = BlockState()
         self._header: HeaderState | None = None
         self._header_length = 0  # characters of the current harmony header, kept or not
@@ -296,16 +302,14 @@ class ReferenceScrubber:
         return out
 
     def _emit(self, text: str) -> None:
-        if text:
-            self._emit_raw(text)
-            if self._answer.col >= 0 and text.strip(" "):
-                self._answer.col = -1
+        self._emit_raw(text)
 
     def _emit_raw(self, text: str) -> None:
         if text:
             self._out.append(text)
             self._emitted += len(text)
             self._answer.last_backtick = text[-1] == "`"
+            self._blocks.see(text)  # R-CODE-2, R-CODE-6: structure of the visible text
 
     def _cut(self) -> None:
         """Note a removal point (R-WS-1): after the output and the held partials."""
@@ -397,11 +401,10 @@ class ReferenceScrubber:
             # (R-CODE-6): then it is no fence opener, and the tag is read as a tag.
             self._emit_dead_stack()
             self._emit(held.raw + line[offset:])
-            length = a.runs.open_run
             a.runs.reset()
             a.fence_candidate = False
-            if line.endswith("\n"):
-                self._open_fence("`", length, opener_line=False)
+            if line.endswith("\n") and self._blocks.in_fence:
+                self._open_fence(opener_line=False)
             return len(line)
         end = guarded_until(a.runs, index, offset)
         if end is None:  # R-CODE-3: no span encloses it
@@ -429,7 +432,7 @@ class ReferenceScrubber:
                 if went_on is not None:
                     i = went_on
                     continue
-            if a.tilde or a.col >= 0:
+            if a.tilde or self._blocks.head_open:
                 went_on = self._line_start(s, i, c)
                 if went_on is not None:
                     i = went_on
@@ -438,8 +441,8 @@ class ReferenceScrubber:
                 match = special(s, i)
                 j = match.start() if match else n
                 if j > i:
-                    # Nothing above applied to it past its first character, and
-                    # `col` is already -1 (a line's leading spaces go one by one).
+                    # Nothing above applied to it past its first character, and the
+                    # line's head has ended (its characters go one by one).
                     self._out.append(s[i:j])
                     self._emitted += j - i
                     a.last_backtick = False
@@ -474,33 +477,33 @@ class ReferenceScrubber:
         return None
 
     def _line_start(self, s: str, i: int, c: str) -> int | None:
-        """Leading spaces and a tilde run at the start of a visible line (R-CODE-2).
-        Returns where to go on, or None when `c` is still to be read as usual."""
+        """The head of a visible line: the characters that may shape its block structure
+        (container markers, indentation, a tilde run), emitted one by one so that the
+        block tracker sees them (R-CODE-2). Returns where to go on, or None when `c` is
+        still to be read as usual (a tag start, a backtick, a line feed, or text that
+        ends the head)."""
         a = self._answer
+        blocks = self._blocks
         if a.tilde:
             if c == "~":
                 a.tilde += 1
                 self._emit_raw(c)
                 return i + 1
-            count, a.tilde, a.col = a.tilde, 0, -1
-            if count < 3:
-                return None
-            if c == "\n":  # the fence opens on the next line
-                self._emit_raw(c)
-                self._open_fence("~", count, opener_line=False)
-                return i + 1
-            self._open_fence("~", count, opener_line=True)  # the rest is its info string
-            return i
-        if c == " ":
-            a.col = a.col + 1 if a.col < 3 else -1
-            self._emit_raw(c)
-            return i + 1
+            count, a.tilde = a.tilde, 0
+            if c != "\n" and blocks.could_open_fence(a.tilde_start, "~", count):
+                self._open_fence(opener_line=True)  # the rest is its info string
+                return i
+            # else `c` is read as below; at a line feed the tracker opens the fence
+        if c == "`" or c == "\n" or c in self._tables.outside.start_chars:
+            return None
         if c == "~":
-            a.tilde = 1
+            a.tilde, a.tilde_start = 1, blocks.head_length
             self._emit_raw(c)
             return i + 1
-        if c != "`" and c != "\n" and c not in self._tables.outside.start_chars:
-            a.col = -1
+        if c in HEAD:
+            self._emit_raw(c)
+            return i + 1
+        blocks.head_open = False  # text: the head has ended
         return None
 
     def _answer_char(self, s: str, i: int, n: int) -> int:
@@ -512,7 +515,8 @@ class ReferenceScrubber:
             return i + 1
         if c == "`":
             a = self._answer
-            a.run_at_line_start = a.col >= 0
+            a.run_at_line_start = self._blocks.head_open
+            a.run_start = self._blocks.head_length
             j = BACKTICK_RUN.match(s, i).end()  # type: ignore[union-attr]  # s[i] is `
             self._emit_raw(s[i:j])
             a.run = j - i
@@ -541,8 +545,8 @@ class ReferenceScrubber:
         a = self._answer
         run, a.run = a.run, 0
         at_start, a.run_at_line_start = a.run_at_line_start, False
-        a.col = -1
-        if at_start and run >= 3 and not a.runs.open_run:
+        if at_start and run >= 3 and not a.runs.open_run and \
+                self._blocks.could_open_fence(a.run_start, "`", run):
             a.runs.open_run = run
             a.fence_candidate = True
             return
@@ -550,15 +554,15 @@ class ReferenceScrubber:
         a.runs.add(run)
 
     def _newline(self) -> None:
-        """Spans never cross a line feed (R-CODE-1); a fence opener line ends (R-CODE-2)."""
+        """Spans never cross a line feed (R-CODE-1); the block tracker reads the line that
+        ends, and a fence it opened starts on the next line (R-CODE-2)."""
         a = self._answer
-        fence_length = a.runs.open_run if a.fence_candidate else 0
         self._emit_raw("\n")
         a.runs.reset()
         a.fence_candidate = False
-        a.col = 0
-        if fence_length:
-            self._open_fence("`", fence_length, opener_line=False)
+        a.tilde = 0
+        if self._blocks.in_fence:
+            self._open_fence(opener_line=False)
 
     def _stack_char(self, c: str) -> None:
         stack = self._answer.stack
@@ -655,39 +659,48 @@ class ReferenceScrubber:
                 self._enter_block(closes)
 
     # ---------------------------------------------------------- fenced code
-    def _open_fence(self, char: str, length: int, opener_line: bool) -> None:
+    def _open_fence(self, opener_line: bool) -> None:
         """R-CODE-2: `opener_line`: the rest of this line is the info string."""
         self._mode = FENCE
-        self._fence = FenceState(char, length, TEXT if opener_line else LEAD)
+        self._fence = FenceState(opener_line)
         a = self._answer
         a.runs.reset()
         a.fence_candidate = False
+        a.tilde = 0
+
+    def _leave_fence(self) -> None:
+        """R-CODE-2: the fence closed, or the line left one of its containers; the scan
+        goes on in answer text, on a line whose head the tracker has seen."""
+        self._mode = ANSWER
+        self._fence = None
 
     def _scan_fence(self, s: str, i: int, n: int) -> int:
-        """Mode FENCE: everything is emitted; returns after the closing line (R-CODE-2)."""
+        """Mode FENCE: everything is emitted; returns after the line that closed the
+        fence, or before the character that shows a line left its containers (R-CODE-2)."""
         fence = self._fence
         assert fence is not None
+        blocks = self._blocks
         fast = self._fast
         while i < n:
-            if fence.line is TEXT and fast:  # fast path 2: the rest of the line
-                j = s.find("\n", i)
+            if fast and (fence.opener_line or not blocks.head_open):
+                j = s.find("\n", i)  # fast path 2: the rest of the line is code
                 if j < 0:
                     self._emit_raw(s[i:])
                     return n
                 self._emit_raw(s[i:j])
                 i = j
             c = s[i]
+            if c != "\n" and blocks.head_open and not fence.opener_line and \
+                    blocks.fence_goes_on(c) is False:
+                self._leave_fence()  # a container of the fence ended before `c`
+                return i
             i += 1
             self._emit_raw(c)
             if c == "\n":
-                if fence.line in (RUN, TRAIL) and fence.run >= fence.length:
-                    self._mode = ANSWER
-                    self._fence = None
-                    self._answer.col = 0
+                fence.opener_line = False
+                if not blocks.in_fence:  # its closing line, or a line that left its container
+                    self._leave_fence()
                     return i
-                fence.line, fence.lead, fence.run = LEAD, 0, 0
-            else:
-                fence_char(fence, c)
         return i
 
     # ---------------------------------------------------------------- block

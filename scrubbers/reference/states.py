@@ -13,10 +13,11 @@ ANSWER     an open tag outside code                     BLOCK      R-BLOCK-1 [_r
 ANSWER     a harmony header start                       BLOCK      R-HARMONY-1 [_real_tag]
 ANSWER     a close or orphan tag outside code           ANSWER     R-ORPHAN-1 [_real_tag]
 ANSWER     a tag after a backtick run open on its line  held line  R-CODE-6 [_tag]
-ANSWER     a line opening with 3+ backticks or tildes   FENCE      R-CODE-2 [_newline, _line_start]
+ANSWER     a fence opener in its containers (blocks.py) FENCE      R-CODE-2 [_newline, _line_start]
 held line  the rest of the line: no span encloses it    as tag     R-CODE-3 [_resolve]
 held line  the rest of the line: a span encloses it     ANSWER     R-CODE-1 [_resolve]
-FENCE      its closing fence line                       ANSWER     R-CODE-2 [_scan_fence]
+FENCE      its closing line, or a line leaving its      ANSWER     R-CODE-2 [_scan_fence]
+           containers (blocks.py)
 BLOCK      a close of its names (outside a span)        ANSWER     R-BLOCK-2 [_close]
 BLOCK      a close after an open run on its line        held line  R-CODE-5 [_close]
 BLOCK      a hidden harmony header ends                 BLOCK      R-HARMONY-2 [_leave_block]
@@ -47,21 +48,10 @@ class Mode(Enum):
     BLOCK = "block"
 
 
-class FenceLine(Enum):
-    """How far the current line inside fenced code could be its closing fence (R-CODE-2)."""
-
-    LEAD = "lead"  # at most three leading spaces so far
-    RUN = "run"  # inside a run of the fence character
-    TRAIL = "trail"  # after that run, only spaces, tabs or CRs
-    TEXT = "no"  # anything else: this line cannot close the fence
-
-
 # The scanners compare modes at every step; a module global is several times
 # cheaper to load than an Enum member through its class on CPython 3.11.
 ANSWER, FENCE, BLOCK = Mode.ANSWER, Mode.FENCE, Mode.BLOCK
 OUT = ANSWER  # the former name of ANSWER, kept for callers outside the package
-LEAD, RUN, TRAIL, TEXT = FenceLine.LEAD, FenceLine.RUN, FenceLine.TRAIL, FenceLine.TEXT
-_FENCE_TRAIL = " \t\r"  # what may follow a closing fence run on its line (R-CODE-2)
 
 
 @dataclass(slots=True)
@@ -72,11 +62,11 @@ class AnswerState:
     stack: list[str] = field(default_factory=list)
     last_backtick: bool = False  # R-CODE-7: the visible text ends with a backtick
     drop_run: bool = False  # R-CODE-7: a run right after a removed piece is dropped
-    #: R-CODE-2: leading spaces on the visible line (0-3), -1 once anything else shows
-    col: int = 0
-    tilde: int = 0  # R-CODE-2: length of a tilde run at the start of the line
+    tilde: int = 0  # R-CODE-2: length of a tilde run in the line's head (blocks.py)
+    tilde_start: int = 0  # where in the head that run started
     run: int = 0  # R-CODE-1: length of the backtick run being read (its end unknown)
-    run_at_line_start: bool = False  # that run may open a backtick fence (R-CODE-2)
+    run_at_line_start: bool = False  # that run stands in the line's head: a fence? (R-CODE-2)
+    run_start: int = 0  # where in the head that run started
     runs: RunState = field(default_factory=RunState)  # R-CODE-1: pairing on this line
     #: R-CODE-2: the line opened with a run of 3+ backticks (`runs.open_run`) and no
     #: other backtick followed yet: a line feed makes it a fence opener
@@ -85,13 +75,10 @@ class AnswerState:
 
 @dataclass(slots=True)
 class FenceState:
-    """Mode FENCE: the fence (R-CODE-2) and how far the current line could close it."""
+    """Mode FENCE: which line of the fence is being read (R-CODE-2). Where the fence
+    closes, and whether a line leaves its containers, the block tracker says (blocks.py)."""
 
-    char: str
-    length: int
-    line: FenceLine = LEAD
-    lead: int = 0  # leading spaces of the current line
-    run: int = 0  # length of the fence character run on the current line
+    opener_line: bool  # the rest of the opening line: its info string
 
 
 @dataclass(slots=True)
@@ -126,22 +113,3 @@ class HeldTag:
     tag: Tag
     in_block: bool  # a close inside a block (R-CODE-5) rather than a tag in answer text
     parts: list[str] = field(default_factory=list)  # the line from the tag on
-
-
-def fence_char(fence: FenceState, c: str) -> None:
-    """Advance whether the current fenced line could close the fence (R-CODE-2)."""
-    line = fence.line
-    if line is LEAD:
-        if c == " " and fence.lead < 3:
-            fence.lead += 1
-        elif c == fence.char:
-            fence.line, fence.run = RUN, 1
-        else:
-            fence.line = TEXT
-    elif line is RUN:
-        if c == fence.char:
-            fence.run += 1
-        else:
-            fence.line = TRAIL if c in _FENCE_TRAIL else TEXT
-    elif c not in _FENCE_TRAIL:
-        fence.line = TEXT

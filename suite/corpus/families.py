@@ -13,6 +13,7 @@ from jsonschema import Draft202012Validator
 
 from scrubcheck.corpus import (
     family_case,
+    family_containers,
     family_harmony,
     family_long,
     family_shapes,
@@ -37,6 +38,7 @@ FAMILIES: dict[str, Family] = {
         family_shapes.CROSS_FAMILY,
         family_shapes.PREFILL_FAMILY,
         family_shapes.TOOL_ENDS_FAMILY,
+        family_containers.FAMILY,
         family_unclosed.FAMILY,
         family_skip.FAMILY,
         family_harmony.FAMILY,

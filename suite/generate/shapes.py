@@ -332,11 +332,16 @@ class _Builder:
         while more(ch, len(lines), 4, 2):
             lines.append(self.fence_line(char * length))
         infos = [i for i in FENCE_INFO if not (self.no_closes and "</" in i)]
-        text = (self.fence_indent() + char * length + pick(ch, infos) + eol
-                + "".join(line + eol for line in lines))
+        # R-CODE-2: a closed fence may stand in a block quote, every line marked; the
+        # first line without `>` after it closes the quote, so what follows reads alike
+        quote = "" if unclosed or not chance(ch, 4) else pick(ch, ("> ", ">"))
+        if quote:
+            self.label("fence-quote")
+        text = (quote + self.fence_indent() + char * length + pick(ch, infos) + eol
+                + "".join(quote + line + eol for line in lines))
         if unclosed:
             return Answer(text.removesuffix(eol) if chance(ch, 2) else text, "open-fence")
-        closing = (self.fence_indent() + char * (length + ch.below(2))
+        closing = (quote + self.fence_indent() + char * (length + ch.below(2))
                    + pick(ch, ("", " ", "\t")))
         return Answer(text + closing + eol, "fence")
 

@@ -19,6 +19,7 @@ from enum import Enum
 
 from scrubcheck.model import Context
 from scrubcheck.specmodel.backticks import RUN, LineRuns, OpenRuns, span_end
+from scrubcheck.specmodel.blocks import FenceReading
 from scrubcheck.specmodel.harmony import shows_message
 from scrubcheck.specmodel.matcher import Matcher
 from scrubcheck.specmodel.visible import Visible
@@ -92,8 +93,9 @@ class _Reader:
         self.fence_opener = False  # the line opened with a run of 3+ backticks (R-CODE-2)
         self.drop_run = False  # R-CODE-7: a run right after a removed piece goes with it
         self.mode = Mode.ANSWER
-        self.fence: tuple[str, int] = ("", 0)
         self.info_line = False  # the rest of a tilde fence's opening line
+        self.fence_stop: int | None = None  # where the open fence ends (R-CODE-2)
+        self.fences = FenceReading()  # CommonMark's reading of fences (R-CODE-2)
         self.block: _Block | None = None
         self.may_recover = True  # R-UNCLOSED-2: at most once per stream
         self.cuts: list[int] = []
@@ -191,15 +193,16 @@ class _Reader:
             self.runs.clear()
             self.fence_opener = False
             if opener:
-                self.open_fence("`", opener, info_line=False)
+                self.open_fence(info_line=False)
             return stop
-        at_indent = self.visible.line_is_indent()
+        # R-CODE-2: a run opens a fence where CommonMark's block structure says so
+        opens = len(piece) >= 3 and self.fences.opens(self.visible.text(), piece)
         self.commit(start, stop)
         if piece[0] == "~":
-            if at_indent:
-                self.open_fence("~", len(piece), info_line=True)
+            if opens:
+                self.open_fence(info_line=True)
             return stop
-        if at_indent and len(piece) >= 3:
+        if opens:
             self.runs.lengths = [len(piece)]  # a fence opener, unless more backticks follow
             self.fence_opener = True
         else:
@@ -242,11 +245,10 @@ class _Reader:
         stop = line_end + 1 if has_newline else line_end
         self.visible.add(raw, at)
         self.commit(after, stop)
-        length = self.runs.lengths[0]
         self.runs.clear()
         self.fence_opener = False
         if has_newline:
-            self.open_fence("`", length, info_line=False)
+            self.open_fence(info_line=False)
         return stop
 
     def remove(self, raw: str, tag: Tag, at: int, after: int) -> int:
@@ -316,29 +318,30 @@ class _Reader:
         return i + 1
 
     # -- fenced code -----------------------------------------------------------
-    def open_fence(self, char: str, length: int, *, info_line: bool) -> None:
+    def open_fence(self, *, info_line: bool) -> None:
         self.mode = Mode.FENCE
-        self.fence = (char, length)
         self.info_line = info_line
+        self.fence_stop = None
         self.runs.clear()
         self.fence_opener = False
 
     def fence_step(self, i: int, end: int) -> int:
-        """R-CODE-2: everything is literal up to and including the closing line."""
+        """R-CODE-2: everything is literal up to and including the closing line, or up to
+        the line that leaves the fence's containers (CommonMark, specmodel/blocks.py)."""
         if self.info_line:
             newline = self.text.find("\n", i, end)
             stop = end if newline < 0 else newline + 1
             self.commit(i, stop)
             self.info_line = newline < 0
             return stop
-        char, length = self.fence
-        closing = _closing_line(char, length).search(self.text, i, end)
-        if closing is None:
-            self.commit(i, end)
-            return end
-        self.commit(i, closing.end())
-        self.mode = Mode.ANSWER
-        return closing.end()
+        if self.fence_stop is None:
+            self.fence_stop = i + self.fences.end(self.visible.text(), self.text[i:])
+        stop = min(self.fence_stop, end)
+        self.commit(i, stop)
+        if stop == self.fence_stop:
+            self.mode = Mode.ANSWER
+            self.fence_stop = None
+        return stop
 
     # -- blocks ----------------------------------------------------------------
     def block_step(self, i: int, end: int) -> int:
@@ -374,15 +377,3 @@ class _Reader:
             self.block = _Block(Matcher.of(ends), after, Kind.MESSAGE)  # R-HARMONY-2
             self.mode = Mode.BLOCK
         return after
-
-
-def _closing_line(char: str, length: int) -> re.Pattern[str]:
-    """A line of at most three spaces, a run of `char` at least `length` long, then only
-    spaces, tabs or a carriage return (R-CODE-2)."""
-    return _closing_cache.setdefault(
-        (char, length),
-        re.compile(rf"^ {{0,3}}{re.escape(char)}{{{length},}}[ \t\r]*\n", re.MULTILINE),
-    )
-
-
-_closing_cache: dict[tuple[str, int], re.Pattern[str]] = {}

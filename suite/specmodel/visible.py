@@ -56,10 +56,5 @@ class Visible:
                 self.origins.append(origin)
         return taken
 
-    def line_is_indent(self) -> bool:
-        """Whether the visible line so far is at most three spaces (a fence may open)."""
-        width = self.size - self.line_start
-        return width <= 3 and self.tail(width) == " " * width
-
     def ends_with_backtick(self) -> bool:
         return bool(self.chunks) and self.chunks[-1].endswith("`")
