@@ -333,12 +333,15 @@ class _Builder:
             lines.append(self.fence_line(char * length))
         infos = [i for i in FENCE_INFO if not (self.no_closes and "</" in i)]
         # R-CODE-2: a closed fence may stand in a block quote, every line marked; the
-        # first line without `>` after it closes the quote, so what follows reads alike
-        quote = "" if unclosed or not chance(ch, 4) else pick(ch, ("> ", ">"))
+        # first line without `>` after it closes the quote, so what follows reads alike.
+        # Its code lines are indented four more columns, so that none of them closes it
+        # (`>\t~~~` would: the tab's last two columns are all the indentation it has).
+        quote = "" if unclosed or not chance(ch, 4) else "> "
         if quote:
             self.label("fence-quote")
+        inside = quote + "    " if quote else ""
         text = (quote + self.fence_indent() + char * length + pick(ch, infos) + eol
-                + "".join(quote + line + eol for line in lines))
+                + "".join(inside + line + eol for line in lines))
         if unclosed:
             return Answer(text.removesuffix(eol) if chance(ch, 2) else text, "open-fence")
         closing = (quote + self.fence_indent() + char * (length + ch.below(2))
