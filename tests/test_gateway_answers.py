@@ -254,6 +254,29 @@ def test_a_changed_scenario_is_requested_again_and_a_moved_one_points_where_it_i
     assert reports(warm, tmp_path / "warm") == reports(plain, tmp_path / "plain")
 
 
+def test_an_audit_killed_before_its_end_keeps_every_answer_it_received(
+        scenarios, corpus, cache, monkeypatch):
+    """Each answer goes to the row's journal as it arrives: an audit whose process dies
+    before it saves (here: its save does nothing) costs the next audit no request."""
+    chosen = scenarios[:4]
+    with replay_upstream(corpus.scenarios) as upstream, \
+            counted_gateway(StripAndRefuse(), upstream) as (server, seen):
+        with monkeypatch.context() as patched:
+            patched.setattr(answers_module.AnswerStore, "save", lambda self: 0)
+            audit(server.url, chosen, AuditOptions(), upstream=upstream, cache=cache,
+                  cache_key=KEY)
+        journals = list((cache.root / "answers").rglob("*.journal.jsonl"))
+        assert len(journals) == 1 and len(journals[0].read_text().splitlines()) == 16
+        with journals[0].open("a") as out:
+            out.write('{"request": "cut short')  # the line being written when it died
+        before = sum(seen.values())
+        again = audit(server.url, chosen, AuditOptions(), upstream=upstream, cache=cache,
+                      cache_key=KEY)
+        assert sum(seen.values()) == before, "a journalled answer was requested again"
+    assert again.settings["cache"]["reused"] == 8 and again.settings["cache"]["ran"] == 0
+    assert not journals[0].exists(), "the journal is folded into the row"
+
+
 def test_timeouts_and_busy_answers_are_not_kept(scenarios, corpus, cache):
     one = [scenarios[0]]
     options = AuditOptions(shapes=(Shape.INLINE,), timeout=1.0, budget=3.0,

@@ -44,8 +44,12 @@ than what the gateway answers:
 Every other answer is the gateway's: a status or error event it gives for this stream
 every time (LiteLLM's HTTP 500 for a lone surrogate, its error event for a repeated
 chunk), a changed or merged stream, a pass-through. A stored answer gets this run's
-gateway URL; its durations are those measured when it was requested. Nothing of an
-interrupted audit, or of one that found nothing could run, is kept.
+gateway URL; its durations are those measured when it was requested.
+
+Each fresh answer is appended to the row's journal (`<row digest>.journal.jsonl`) as
+it arrives, and the journal is folded into the row when the audit ends: an audit that
+is interrupted, or killed, keeps every answer it received (a full audit takes minutes
+to tens of minutes). Nothing of an audit that found nothing could run is kept.
 """
 
 from __future__ import annotations
@@ -167,10 +171,13 @@ class AnswerStore:
                  addresses: tuple[str, ...]) -> None:
         self.key = key
         self.path = root / "answers" / FORMAT / f"{key_digest(key)}.json"
+        self.journal = self.path.with_suffix(".journal.jsonl")
         self.gateway_url = gateway_url
         self.addresses = addresses
         self.answers = self._load()
         self.fresh: dict[str, dict[str, Any]] = {}
+        if self.journal.exists():  # an earlier audit was killed: its answers are kept
+            self.save()
         self.reused = 0  # requests answered from the store
         self.skipped = 0  # fresh answers not kept
         self._lock = threading.Lock()
@@ -195,16 +202,28 @@ class AnswerStore:
         return key_digest(self.key)
 
     def _load(self) -> dict[str, dict[str, Any]]:
-        """The row's answers; an unreadable or foreign file counts as empty (a store is
-        never an error: at worst it costs a request)."""
+        """The row's answers and its journal's; an unreadable or foreign file counts as
+        empty, an unreadable journal line as absent (a store is never an error: at worst
+        it costs a request)."""
+        answers: dict[str, dict[str, Any]] = {}
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
-            if data.get("key") != json.loads(json.dumps(self.key, default=str)):
-                return {}
-            answers = data.get("answers", {})
-            return dict(answers) if isinstance(answers, dict) else {}
+            if data.get("key") == json.loads(json.dumps(self.key, default=str)) and \
+                    isinstance(data.get("answers"), dict):
+                answers.update(data["answers"])
         except (OSError, ValueError, AttributeError, TypeError):
-            return {}
+            pass
+        try:
+            with self.journal.open(encoding="utf-8") as lines:
+                for line in lines:
+                    try:
+                        entry = json.loads(line)
+                        answers[entry["request"]] = entry["answer"]
+                    except (ValueError, KeyError, TypeError):
+                        continue  # a line cut short when the audit was killed
+        except OSError:
+            pass
+        return answers
 
     def get(self, key: str) -> Capture | None:
         """The stored answer to the request `key`, as this run's (its gateway URL)."""
@@ -228,15 +247,19 @@ class AnswerStore:
                 self.skipped += 1
             return False
         answer["request"].pop("base_url", None)
+        line = json.dumps({"request": key, "answer": answer}, ensure_ascii=True) + "\n"
         with self._lock:
             self.fresh[key] = answer
+            self.journal.parent.mkdir(parents=True, exist_ok=True)
+            with self.journal.open("a", encoding="utf-8") as out:
+                out.write(line)
         return True
 
     def save(self) -> int:
-        """Add the fresh answers to the row as it is on disk now (another audit of the
-        same row, a shard, may have saved answers meanwhile); how many were added. Written
-        to a temporary file and renamed: a reader never sees half a row."""
-        if not self.fresh:
+        """Fold the journal into the row as it is on disk now (another audit of the same
+        row, a shard, may have saved answers meanwhile); how many fresh answers this audit
+        added. Written to a temporary file and renamed: a reader never sees half a row."""
+        if not self.fresh and not self.journal.exists():
             return 0
         current = self._load()
         current.update(self.fresh)
@@ -247,4 +270,10 @@ class AnswerStore:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)
         os.replace(name, self.path)
+        self.journal.unlink(missing_ok=True)
         return len(self.fresh)
+
+    def discard(self) -> None:
+        """Forget this audit's fresh answers (it found that nothing could run); the
+        journal holds only them (an earlier one's was folded in when this one began)."""
+        self.journal.unlink(missing_ok=True)

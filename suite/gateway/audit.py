@@ -556,13 +556,15 @@ class _Asked:
                 self.kept += all(fresh)
 
     def finish(self, result: AuditResult, cache: ResultCache) -> None:
-        """Keep the fresh answers (none of an interrupted audit or of one where nothing
-        could run) and say in the result's settings what was reused and requested."""
+        """Keep the fresh answers (none of an audit where nothing could run) and say in
+        the result's settings what was reused and requested."""
         store = self.store
         assert store is not None
-        keep = not result.interrupted and result.problem is None
+        keep = result.problem is None  # an interrupted audit keeps what it received
         if keep:
             store.save()
+        else:
+            store.discard()
         pairs = len(result.results)
         reused = pairs - self.ran if result.results else 0
         cache.reused += reused
