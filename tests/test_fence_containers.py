@@ -106,3 +106,26 @@ def test_commonmark_reads_deep_nesting_without_running_out_of_stack() -> None:
     text = "> " * 600 + "```\n" + "> " * 600 + "<think>\n"
     assert fences(text) == ((0, 1, 1200),)
     assert commonmark.__name__  # the parser the SPEC model asks
+
+
+def test_threads_may_ask_the_spec_model_at_once() -> None:
+    """The gateway audit judges on several threads: each parse needs its own parser."""
+    import threading
+
+    fences.cache_clear()
+    errors: list[str] = []
+
+    def ask(k: int) -> None:
+        try:
+            for i in range(200):
+                text = "> " * (i % 5) + "```\n" + "- x\n" * (k + 1) + f"{i}"
+                assert fences(text)[0][0] == 0
+        except Exception as exc:  # noqa: BLE001 - any failure of a thread is the finding
+            errors.append(repr(exc))
+
+    threads = [threading.Thread(target=ask, args=(k,)) for k in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []

@@ -36,7 +36,6 @@ import commonmark
 _HEAD = re.compile(r"[ \t\r>\-+*_=#.)0-9`~]*")
 _TRAILING = re.compile(r"[ \t\r]+$", re.MULTILINE)
 _INERT = "\x01"  # read as text that is not whitespace
-_PARSER = commonmark.Parser()
 
 
 def _source(text: str) -> str:
@@ -61,8 +60,11 @@ def fences(text: str) -> tuple[Fence, ...]:
 
 
 def _fences(source: str) -> tuple[Fence, ...]:
+    """A parser of its own for each text: commonmark.py's keeps the document it is
+    building on itself, so one shared by threads (the gateway audit judges on several)
+    mixes their documents up."""
     found = []
-    for node, entering in _PARSER.parse(source).walker():
+    for node, entering in commonmark.Parser().parse(source).walker():
         if entering and node.t == "code_block" and node.is_fenced:
             (first, column), (last, _) = node.sourcepos
             found.append((first - 1, last - 1, column - 1))
