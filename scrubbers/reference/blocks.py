@@ -56,7 +56,7 @@ so CRLF streams read as LF streams, and lines end only at a line feed.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 #: the characters a line's head is made of: all that can shape its block structure
 HEAD = frozenset(" \t\r>-+*_=#.)0123456789`~")
@@ -134,6 +134,9 @@ class Line:
 class _Cursor:
     """A position in a line's head, in characters and columns (tab stops of four; a tab
     may be consumed in part, as CommonMark's containers do)."""
+
+    __slots__ = ("text", "more", "offset", "column", "partial_tab", "next_nonspace",
+                 "next_column", "indent", "blank")
 
     def __init__(self, line: Line) -> None:
         self.text = line.head
@@ -217,8 +220,8 @@ def read_line(blocks: Blocks, line: Line) -> tuple[Blocks, Outcome]:
         # the common line: text from its first character, in no container (what the
         # strategy below concludes for it, at once)
         if blocks.leaf == Leaf.FENCE:
-            return blocks, Outcome(code=True)
-        return (blocks if blocks.leaf == Leaf.PARA else Blocks(leaf=Leaf.PARA)), Outcome()
+            return blocks, _CODE_LINE
+        return (blocks if blocks.leaf == Leaf.PARA else _PARAGRAPH), _TEXT_LINE
     line = line.normalized()
     cur = _Cursor(line)
     outcome = Outcome()
@@ -252,7 +255,7 @@ def read_line(blocks: Blocks, line: Line) -> tuple[Blocks, Outcome]:
         closing = _CLOSING.match(cur.rest()) if cur.indent <= 3 and not line.more else None
         if closing and closing.group(1)[0] == open_fence.char and \
                 len(closing.group(1)) >= open_fence.length:
-            return replace(blocks, leaf=Leaf.NONE, fence=None), Outcome(code=True, closes=True)
+            return Blocks(blocks.containers), Outcome(code=True, closes=True)
         return _with_content(blocks, line), Outcome(code=True)
     if leaf == Leaf.FENCE:
         outcome.left = True
@@ -312,7 +315,7 @@ def read_line(blocks: Blocks, line: Line) -> tuple[Blocks, Outcome]:
         return blocks, outcome  # 4. a lazy continuation line: every block stays open
     kept = containers[:matched]
     if not blank:  # a line with content gives the list items it stands in content
-        kept = [c if c.has_content else replace(c, has_content=True) for c in kept]
+        kept = [c if c.has_content else Container(c.quote, c.need) for c in kept]
     if started == Leaf.FENCE:
         outcome.opens = True
         return Blocks(tuple(kept + new), Leaf.FENCE, fence), outcome
@@ -323,13 +326,18 @@ def read_line(blocks: Blocks, line: Line) -> tuple[Blocks, Outcome]:
     return Blocks(tuple(kept + new), Leaf.PARA), outcome
 
 
+#: the outcomes and state of the common line (never changed: Outcome is only read)
+_TEXT_LINE, _CODE_LINE = Outcome(), Outcome(code=True)
+_PARAGRAPH = Blocks(leaf=Leaf.PARA)
+
+
 def _with_content(blocks: Blocks, line: Line) -> Blocks:
     """A fence or code line that is not blank gives the list items it stands in content."""
     if all(c.has_content for c in blocks.containers) or \
             (not line.more and not line.head.strip(" \t")):
         return blocks
-    return replace(blocks, containers=tuple(c if c.has_content else replace(c, has_content=True)
-                                            for c in blocks.containers))
+    return Blocks(tuple(c if c.has_content else Container(c.quote, c.need)
+                        for c in blocks.containers), blocks.leaf, blocks.fence)
 
 
 def _list_item(cur: _Cursor, interrupting: bool) -> Container | None:
@@ -443,7 +451,7 @@ class BlockTracker:
     def end_line(self) -> None:
         line = Line("".join(self.head), not self.head_open, self.backtick_after)
         self.blocks, self.last = read_line(self.blocks, line)
-        self.head = []
+        self.head.clear()
         self.head_open = True
         self.backtick_after = False
         self.goes_on = None
