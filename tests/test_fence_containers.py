@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scrubcheck.model import Context
-from scrubcheck.scrubbers.reference import make_scrubber
+from scrubcheck.scrubbers.reference import ReferenceScrubber
 from scrubcheck.scrubbers.reference.blocks import BlockTracker
 from scrubcheck.specmodel.blocks import fences
 from scrubcheck.specmodel.reading import read_stream
@@ -86,9 +86,8 @@ def chunked(draw: st.DrawFn) -> tuple[str, list[str]]:
 def test_the_reference_shows_what_the_spec_model_shows(case: tuple[str, list[str]]) -> None:
     text, deltas = case
     expected = read_stream(text, Context()).visible
-    for fast in (True, False):
-        scrubber = make_scrubber(Context())
-        scrubber._fast = fast  # the character-by-character path too
+    for fast in (True, False):  # the fast paths, and the character-by-character scan
+        scrubber = ReferenceScrubber(**Context().as_kwargs(), fast_paths=fast)
         shown = "".join(scrubber.feed(d) for d in deltas) + scrubber.flush()
         assert shown == expected, (fast, deltas)
 
