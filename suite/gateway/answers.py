@@ -17,7 +17,7 @@ them, and judges them afresh on every run:
   digest of the code that carries a stream to the gateway and reads its answer back
   (`WIRE_MODULES`: the replay server, SSE writer, recorder, capture format, and the
   products' manifests and configuration templates);
-- within the row, one answer per request, keyed by what the gateway was sent (`sent_key`:
+- within the row, one answer per request, keyed by what the gateway was sent (`sent_keys`:
   the upstream's chunks for that scenario and shape, the context header the upstream
   announces, the model name the request uses) and the request mode.
 
@@ -120,14 +120,16 @@ def answers_row_key(gateway: dict[str, Any], options: AuditOptions) -> dict[str,
                          "non_streaming": options.non_streaming}}
 
 
-def sent_key(scenario: Scenario, shape: Shape, mode: str) -> str:
-    """What one request sends a gateway, digested: the upstream's chunks, the context
-    the upstream announces and the model name the request names, and the mode."""
+def sent_keys(scenario: Scenario, shape: Shape, modes: tuple[str, ...]) -> dict[str, str]:
+    """What each request of a scenario in a shape sends a gateway, digested, by mode: the
+    upstream's chunks, the context the upstream announces, the model name the request
+    names, and the mode (the stream is built once for all the modes)."""
     chunks = [chunk.to_dict() for chunk in shape_chunks(scenario, shape)]
-    data = {"model": selector(scenario.id, shape), "mode": mode, "chunks": chunks,
+    data = {"model": selector(scenario.id, shape), "chunks": chunks,
             "context": context_header(shape_context(scenario, shape))}
-    return hashlib.sha256(json.dumps(data, sort_keys=True, ensure_ascii=True).encode()
-                          ).hexdigest()[:24]
+    return {mode: hashlib.sha256(json.dumps({**data, "mode": mode}, sort_keys=True,
+                                            ensure_ascii=True).encode()).hexdigest()[:24]
+            for mode in modes}
 
 
 def run_addresses(*urls: str | None) -> tuple[str, ...]:
@@ -178,8 +180,6 @@ class AnswerStore:
         self.fresh: dict[str, dict[str, Any]] = {}
         if self.journal.exists():  # an earlier audit was killed: its answers are kept
             self.save()
-        self.reused = 0  # requests answered from the store
-        self.skipped = 0  # fresh answers not kept
         self._lock = threading.Lock()
 
     @classmethod
@@ -235,16 +235,12 @@ class AnswerStore:
         except (KeyError, ValueError, TypeError, AttributeError):
             return None
         capture.request["base_url"] = self.gateway_url
-        with self._lock:
-            self.reused += 1
         return capture
 
     def put(self, key: str, capture: Capture) -> bool:
         """Note a fresh answer; whether it may be kept (see `not_kept`)."""
         answer = json.loads(json.dumps(capture.to_dict(), ensure_ascii=True))
         if not_kept(answer, self.addresses) is not None:
-            with self._lock:
-                self.skipped += 1
             return False
         answer["request"].pop("base_url", None)
         line = json.dumps({"request": key, "answer": answer}, ensure_ascii=True) + "\n"

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 from openai.types.chat import ChatCompletionMessageParam
 
 from scrubcheck import __version__
-from scrubcheck.gateway.answers import sent_key
+from scrubcheck.gateway.answers import sent_keys
 from scrubcheck.gateway.capture import AUDIT_KEY, Capture
 from scrubcheck.gateway.classify import needs_for
 from scrubcheck.gateway.compare import Expectation, Judgement, expectation, judge, sent
@@ -511,6 +511,12 @@ def _nothing_ran(result: AuditResult) -> str:
     return text
 
 
+def modes(options: AuditOptions) -> tuple[str, ...]:
+    """The requests made for each scenario stream: streamed, and unless the options say
+    otherwise not."""
+    return (STREAM, COMPLETE) if options.non_streaming else (STREAM,)
+
+
 class _Asked:
     """Which requests an audit makes and which it answers from the stored answers
     (gateway/answers.py), with the counts `settings["cache"]` reports. Without a store
@@ -519,33 +525,33 @@ class _Asked:
     def __init__(self, store: AnswerStore | None, scenarios: list[Scenario],
                  options: AuditOptions) -> None:
         self.store = store
-        self.modes = (STREAM, COMPLETE) if options.non_streaming else (STREAM,)
         self.keys: dict[tuple[int, Shape, str], str] = {}
+        #: the first (scenario, shape) with a request to make: the audit's probe
         self.first_missing: tuple[int, Shape] | None = None
         self.ran = self.kept = 0  # pairs with a request made; those whose answers were kept
         self._lock = threading.Lock()
-        for index, scenario in enumerate(scenarios):
-            for shape in options.shapes:
-                for mode in self.modes:
-                    key = None if store is None else sent_key(scenario, shape, mode)
-                    if key is not None:
-                        self.keys[index, shape, mode] = key
-                    if self.first_missing is None and (key is None or key not in
-                                                       store.answers):  # type: ignore[union-attr]
-                        self.first_missing = (index, shape)
+        pairs = [(i, shape) for i in range(len(scenarios)) for shape in options.shapes]
+        if store is None:
+            self.first_missing = pairs[0] if pairs else None
+            return
+        for index, shape in pairs:
+            keys = sent_keys(scenarios[index], shape, modes(options))
+            for mode, key in keys.items():
+                self.keys[index, shape, mode] = key
+            if self.first_missing is None and not all(k in store.answers for k in keys.values()):
+                self.first_missing = (index, shape)
 
     def answer(self, index: int, shape: Shape, mode: str,
                request: Callable[[], Capture]) -> tuple[Capture, bool | None]:
         """The answer to one request: stored, or requested now (and noted for keeping).
         The flag: None when stored, else whether the fresh answer may be kept."""
-        key = self.keys.get((index, shape, mode))
-        if key is not None and self.store is not None:
-            stored = self.store.get(key)
-            if stored is not None:
-                return stored, None
-        capture = request()
+        key = self.keys.get((index, shape, mode))  # (none without a store)
         if key is None or self.store is None:
-            return capture, False
+            return request(), False
+        stored = self.store.get(key)
+        if stored is not None:
+            return stored, None
+        capture = request()
         return capture, self.store.put(key, capture)
 
     def count(self, fresh: list[bool]) -> None:
@@ -628,8 +634,7 @@ def audit_one(recorder: Recorder, scenario: Scenario, shape: Shape, options: Aud
     upstream = sent(scenario, shape)
     passes = []
     fresh: list[bool] = []
-    modes = (STREAM, COMPLETE) if options.non_streaming else (STREAM,)
-    for mode in modes:
+    for mode in modes(options):
         call = recorder.record if mode == STREAM else recorder.complete
 
         def ask(call: Callable[..., Capture] = call, mode: str = mode) -> Capture:
