@@ -1,5 +1,7 @@
-"""Check names are spelled once, in `checks.names.Check`: no module compares a failure's
-check with a string literal, lists checks as strings or builds a record from one.
+"""Check names are spelled once: in `checks.names.Check` for the shipped checks, in one
+`CheckName("NAME")` in its own module for a check added later. No module compares a
+failure's check with a string literal, lists checks as strings or builds a record from
+one.
 
 A renamed or new check then cannot leave a stale spelling behind that silently never
 matches. The search reads the code's syntax (not its text), so that words such as
@@ -15,7 +17,24 @@ from pathlib import Path
 from scrubcheck.checks.names import Check
 
 SUITE = Path(__file__).resolve().parent.parent / "suite"
-NAMES = {check.value for check in Check}
+
+
+def declared_names(tree: ast.AST) -> list[tuple[int, str]]:
+    """The names a module declares with `CheckName("NAME")` (a check added later)."""
+    return [(node.lineno, node.args[0].value) for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "CheckName"
+            and node.args and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)]
+
+
+def _trees() -> list[tuple[Path, ast.AST]]:
+    return [(path, ast.parse(path.read_text(encoding="utf-8")))
+            for path in sorted(SUITE.rglob("*.py"))]
+
+
+DECLARED = [(path.relative_to(SUITE), line, name)
+            for path, tree in _trees() for line, name in declared_names(tree)]
+NAMES = {check.value for check in Check} | {name for _, _, name in DECLARED}
 RECORDS = {"Evidence", "Violation", "Failure"}  # their first argument is a check's name
 
 
@@ -56,10 +75,10 @@ def check_name_literals(tree: ast.AST) -> list[tuple[int, str]]:
 
 def test_no_check_name_is_a_string_literal_outside_the_enum():
     offenders = []
-    for path in sorted(SUITE.rglob("*.py")):
+    for path, tree in _trees():
         if path.name == "check_names.py" and path.parent.name == "suite":
             continue
-        for line, name in check_name_literals(ast.parse(path.read_text(encoding="utf-8"))):
+        for line, name in check_name_literals(tree):
             offenders.append(f"{path.relative_to(SUITE)}:{line}: {name!r}")
     assert offenders == [], "use checks.names.Check instead of:\n" + "\n".join(offenders)
 
@@ -75,3 +94,20 @@ def test_the_search_finds_each_way_of_spelling_a_check_by_hand():
     )
     assert check_name_literals(ast.parse(code)) == [
         (1, "holdback"), (2, "linear"), (3, "expected"), (3, "leak"), (4, "reuse")]
+
+
+def test_a_check_s_own_name_is_declared_once_and_is_not_a_shipped_one():
+    names = [name for _, _, name in DECLARED]
+    twice = [d for d in DECLARED if names.count(d[2]) > 1 or d[2] in set(Check)]
+    assert twice == [], f"declared again: {twice}"
+
+
+def test_the_search_finds_a_declaration_and_then_its_spelling_by_hand():
+    code = 'LAG = CheckName("lag")\nif failure.check == "lag": pass\n'
+    assert declared_names(ast.parse(code)) == [(1, "lag")]
+    global NAMES
+    saved, NAMES = NAMES, NAMES | {"lag"}
+    try:
+        assert check_name_literals(ast.parse(code)) == [(2, "lag")]
+    finally:
+        NAMES = saved

@@ -346,19 +346,21 @@ def _calls(tree: ast.AST, name: str) -> list[ast.Call]:
 
 def _stand_ins(tree: ast.Module) -> dict[str, bool]:
     """What tests/test_new_check_recipe.py puts in place of each file of the recipe."""
-    classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
     functions = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
-    (entry,) = _calls(tree, "CheckEntry")
+    declared = {target.id for node in tree.body if isinstance(node, ast.Assign)
+                and isinstance(node.value, ast.Call)
+                and getattr(node.value.func, "id", "") == "CheckName"
+                for target in node.targets if isinstance(target, ast.Name)}
+    # the throwaway's entry: the one the module defines (a test may build others)
+    (entry,) = [node.value for node in tree.body if isinstance(node, ast.Assign)
+                and isinstance(node.value, ast.Call)
+                and getattr(node.value.func, "id", "") == "CheckEntry"]
     keywords = {k.arg: k.value for k in entry.keywords}
-    name = entry.args[0]
-    enum = classes.get(getattr(getattr(name, "value", None), "id", ""))
     return {
-        # the check's name: a StrEnum member, as Check's
-        "suite/check_names.py": enum is not None and any(
-            getattr(base, "id", "") == "StrEnum" for base in enum.bases),
-        # the module: the runs it plans and its judgement of their traces
-        "suite/checks/NAME.py": all(getattr(keywords.get(k), "id", None) in functions
-                                    for k in ("runs", "on_runs")),
+        # the module: its name (a CheckName of its own, so check_names.py is not
+        # touched), the runs it plans and its judgement of their traces
+        "suite/checks/NAME.py": getattr(entry.args[0], "id", None) in declared
+        and all(getattr(keywords.get(k), "id", None) in functions for k in ("runs", "on_runs")),
         # the registry line: the entry, joined to the registry while a test runs
         "suite/checks/registry.py": bool(_calls(tree, "extended")),
     }
@@ -376,9 +378,9 @@ def _main_calls(tree: ast.Module) -> set[tuple[str, frozenset[str]]]:
 
 
 def test_the_check_recipe_is_what_the_new_check_test_does() -> None:
-    """The recipe's files are the three the check test stands in for (a StrEnum member
-    for Check, the planner and judgement functions for the module, `extended` for the
-    registry line), and its scrubcheck commands are the test's `main([...])` calls."""
+    """The recipe's files are the two the check test stands in for (its CheckName, the
+    planner and the judgement for the module, `extended` for the registry line), and its
+    scrubcheck commands are the test's `main([...])` calls."""
     recipe = recipes()[3]
     source_files = {f for f in recipe.files if not f.startswith("tests/")}
     stand_ins = _stand_ins(_check_test())

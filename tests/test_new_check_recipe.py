@@ -1,8 +1,9 @@
 """A new check that needs a stream run of its own is its module and its registry line.
 
-The throwaway check below plans one run of its own (every recorded delta cut in
-two) and fails whenever that run's output is not upper case, so that it fires on
-the reference and its verdict is easy to see. It joins the registry only through
+The throwaway check below names itself (`CheckName`, as a new module does), plans
+one run of its own (every recorded delta cut in two) and fails whenever that run's
+output is not upper case, so that it fires on the reference and its verdict is easy to
+see. It joins the registry only through
 `checks.registry.extended` for the length of a test, and `scrubcheck run`, the
 hunt's properties, `scrubcheck show` and the pytest plugin then run it with no
 further change; without it they do not (each test can fail).
@@ -12,7 +13,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Mapping
-from enum import StrEnum
 from pathlib import Path
 
 import pytest
@@ -20,7 +20,7 @@ import pytest
 from scrubcheck.adapters import load_adapter
 from scrubcheck.adapters.drive import Trace
 from scrubcheck.adapters.labels import StreamLabel, own_label
-from scrubcheck.checks.names import Check
+from scrubcheck.checks.names import Check, CheckName
 from scrubcheck.checks.registry import CheckEntry, PlannedRun, Subject, extended, without
 from scrubcheck.cli import main
 from scrubcheck.corpus import load_corpus
@@ -35,8 +35,7 @@ SCENARIO = "skip-direct-answer-stop"  # "The capital of France " | "is Paris."
 LABEL = own_label("halves")
 
 
-class Throwaway(StrEnum):
-    SHOUTED = "shouted"
+SHOUTED = CheckName("shouted")
 
 
 def _halves(subject: Subject) -> tuple[PlannedRun, ...]:
@@ -49,11 +48,11 @@ def _shouted(subject: Subject, traces: Mapping[StreamLabel, Trace]
              ) -> Iterable[tuple[StreamLabel, Evidence | None]]:
     for label, trace in traces.items():
         quiet = trace.output != trace.output.upper()
-        yield label, (Evidence(Throwaway.SHOUTED, "R-CHUNK-1", detail=f"not shouted: "
+        yield label, (Evidence(SHOUTED, "R-CHUNK-1", detail=f"not shouted: "
                                f"{trace.output!r}") if quiet else None)
 
 
-ENTRY = CheckEntry(Throwaway.SHOUTED, ("R-CHUNK-1",), _shouted, prop="shouted",
+ENTRY = CheckEntry(SHOUTED, ("R-CHUNK-1",), _shouted, prop="shouted",
                    says="the halved stream's output is upper case (a throwaway)",
                    runs=_halves, on_runs=_shouted)
 
@@ -69,7 +68,7 @@ def _scenario():
 
 
 def _shouted_failures(result) -> list[Evidence]:
-    return [f for f in result.failures if f.check == Throwaway.SHOUTED]
+    return [f for f in result.failures if f.check == SHOUTED]
 
 
 def test_run_makes_the_check_s_own_run_and_reports_it(with_check) -> None:
@@ -138,3 +137,11 @@ def test_the_conductor_makes_only_the_kinds_of_run_a_check_reads() -> None:
     assert not any(label.startswith("reuse:") for label in fewer)
     assert any(label.startswith("trunc@") for label in fewer)
     assert len(fewer) < len(every) - 4  # the 4 poisons and at least one re-scrub
+
+
+def test_a_second_check_of_one_name_is_refused_and_the_registry_left_as_it_was() -> None:
+    twin = CheckEntry(Check.REUSE, ("R-REUSE-1",), _shouted, runs=_halves, on_runs=_shouted)
+    with pytest.raises(ValueError, match="two checks in the registry are named 'reuse'"):
+        with extended(twin):
+            pass
+    assert _shouted_failures(run_scenario(load_adapter("reference"), _scenario())) == []

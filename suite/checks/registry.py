@@ -9,12 +9,14 @@ bottom layer), so a report read back from report.json needs no registry to say i
 A check that judges one finished output (`on_output`: called with a `Subject`
 and the output) is run by the runner on every chunking's output and by the hunt
 on its case, both looping over `OUTPUT_CHECKS`: such a check for a new rule is
-its module, its name in `checks.names` and one entry here. A check that needs
+its module (which names it) and one entry here. A check that needs
 stream runs of its own (`runs`: the runs it asks for, each a label, a context and
 deltas; `on_runs`: its judgement of their traces) is run by the runner's conductor
 (`runner.judge`), and so by `run`, `show` and the pytest plugin, and by the hunt
 on its case (`hunt.properties`): such a check is also its module and one entry
-here (`extended` adds one for a while, as a test does with a throwaway check).
+here (`extended` adds one for a while, as a test does with a throwaway check). A new
+check's name is declared in its module (`checks.names.CheckName`), so no third file
+changes; `_index` refuses a second check of a name.
 Every entry says which kinds of run it reads (`needs`), so the conductor makes
 each run once whatever reads it.
 """
@@ -34,7 +36,7 @@ from scrubcheck.checks.idempotence import check_idempotence
 from scrubcheck.checks.invariance import check_invariance
 from scrubcheck.checks.leaks import check_leak
 from scrubcheck.checks.linear import measure_linearity
-from scrubcheck.checks.names import Check, Scope
+from scrubcheck.checks.names import Check, CheckName, Scope
 from scrubcheck.checks.reuse import check_reuse
 from scrubcheck.checks.robust import check_exception, check_types
 from scrubcheck.checks.tags import check_tags
@@ -95,7 +97,7 @@ def _always(subject: Subject) -> bool:
 class CheckEntry:
     """One check: its name, the SPEC rules it judges and how its failures count."""
 
-    name: Check
+    name: Check | CheckName  # shipped checks: a `Check`; a new one: its module's CheckName
     rules: tuple[str, ...]  # the rules it exists for (first: the one it reports by default)
     run: Callable[..., Any]  # the function that judges
     invariant: bool = False  # its rules are SPEC section 8 whole-stream invariants
@@ -176,6 +178,7 @@ def _index(checks: tuple[CheckEntry, ...]) -> None:
     """Fill the tables every tool reads from `checks`, in place (so that a module that
     imported a table sees an entry `extended` adds)."""
     global CHECKS, OUTPUT_CHECKS
+    _refuse_clashes(checks)
     CHECKS = checks
     OUTPUT_CHECKS = tuple(e for e in checks if e.on_output is not None)
     tables: list[tuple[Any, Any]] = [
@@ -187,6 +190,16 @@ def _index(checks: tuple[CheckEntry, ...]) -> None:
     for table, content in tables:
         table.clear()
         table.update(content)
+
+
+def _refuse_clashes(checks: tuple[CheckEntry, ...]) -> None:
+    """Two checks of one name would share their failures' signatures and their place in
+    the order: a mistake in a new entry, refused when the registry is built."""
+    names = [entry.name for entry in checks]
+    twice = sorted({str(name) for name in names if names.count(name) > 1})
+    if twice:
+        raise ValueError(f"two checks in the registry are named {', '.join(map(repr, twice))}"
+                         ": each check needs a name of its own")
 
 
 _index(CHECKS)
