@@ -13,6 +13,7 @@ import pytest
 
 import scrubcheck
 from scrubcheck.corpus import Corpus, select
+from scrubcheck.formats import registered_formats
 from scrubcheck.formats.registry import shipped_format_dir
 from scrubcheck.model import Scenario
 from scrubcheck.results import Outcome, RunResult
@@ -131,27 +132,79 @@ def test_the_file_digest_sees_every_byte_and_every_name(tmp_path: Path) -> None:
     assert len({before, edited, renamed}) == 3
 
 
-def test_the_harness_digest_reads_the_format_files_not_the_registry_docs(
+def test_format_files_are_digested_one_by_one_and_not_in_the_harness_digest(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A format file decides vocabularies, so an edit to one invalidates every result; the
-    registry's README only explains them, so editing it keeps every cached result."""
+    """A format file is data: editing one changes its own digest and the registry's, not
+    the harness digest (which would invalidate every result); the registry's README only
+    explains the files, so editing it changes nothing."""
     registry = tmp_path / "formats"
     shutil.copytree(shipped_format_dir(), registry)
-    monkeypatch.setattr(harness, "shipped_format_dir", lambda: registry)
-
-    def digest() -> str:
-        harness.harness_digest.cache_clear()
-        return harness.harness_digest()
-
+    formats = {name: replace(fmt, file=str(registry / Path(fmt.file).name))
+               for name, fmt in registered_formats().items()}
+    monkeypatch.setattr(harness, "registered_formats", lambda: formats)
+    harness.harness_digest.cache_clear()
     try:
-        before = digest()
+        before = (harness.harness_digest(), harness.format_digests(), harness.formats_digest())
         (registry / "README.md").write_text("edited\n", encoding="utf-8")
-        assert digest() == before
+        assert (harness.harness_digest(), harness.format_digests(),
+                harness.formats_digest()) == before
         think = registry / "think.yaml"
         think.write_text(think.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
-        assert digest() != before
+        digests = harness.format_digests()
+        assert harness.harness_digest() == before[0]
+        assert {n for n in digests if digests[n] != before[1][n]} == {"think"}
+        assert harness.formats_digest() != before[2]
     finally:
         harness.harness_digest.cache_clear()
+
+
+def _featured(corpus: Corpus, feature: str, count: int) -> list[Scenario]:
+    return [s for s in corpus.scenarios if s.context.features == (feature,)][:count]
+
+
+def test_a_changed_format_reruns_only_the_scenarios_that_read_it(
+        corpus: Corpus, few: list[Scenario], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """In the generic class a scenario reads the default family and the features it
+    enables: a changed (or newly added) feature format reruns its scenarios and the
+    implementation's own description, a changed default family reruns every scenario,
+    and a claimed class (which places scenarios by every format) reads the registry."""
+    harmony, bracket = _featured(corpus, "harmony", 3), _featured(corpus, "bracket", 2)
+    scenarios = [*few[:4], *harmony, *bracket]
+    assert len(harmony) == 3 and len(bracket) == 2
+    settings = replace(SETTINGS, conformance_class="generic")
+    cache = ResultCache(tmp_path)
+    implementation = implementation_digest("reference")
+    cached_run("reference", scenarios, settings, cache, implementation)
+    shipped = harness.format_digests()
+    asked: list[list[str]] = []
+    real = cache_module.run_selection
+
+    def counting(spec: str, chosen: list[Scenario], *args: object, **kw: object) -> RunResult:
+        asked.append([s.id for s in chosen])
+        return real(spec, chosen, *args, **kw)  # type: ignore[arg-type]
+
+    def rerun_with(digests: dict[str, str], conformance_class: str = "generic") -> list[str]:
+        asked.clear()
+        monkeypatch.setattr(cache_module, "format_digests", lambda: digests)
+        run = cached_run("reference", scenarios, replace(settings,
+                         conformance_class=conformance_class), cache, implementation)
+        assert run.settings["cache"]["ran"] == sum(map(len, asked))
+        return [i for ids in asked for i in ids]
+
+    monkeypatch.setattr(cache_module, "run_selection", counting)
+    assert rerun_with(shipped) == []
+    assert asked == []  # nothing ran at all: not even to describe the implementation
+    assert sorted(rerun_with({**shipped, "harmony": "edited"})) == sorted(
+        s.id for s in harmony)
+    assert rerun_with({**shipped, "harmony": "edited", "acme": "added"}) == []
+    assert asked == [[]]  # the implementation described afresh under the new registry
+    base = next(n for n, f in registered_formats().items() if f.generic == "base")
+    assert len(rerun_with({**shipped, base: "edited"})) == len(scenarios)
+    assert len(rerun_with(shipped, conformance_class="think")) == len(scenarios)  # new row
+    assert rerun_with(shipped, conformance_class="think") == []
+    assert len(rerun_with({**shipped, "bracket": "edited"}, conformance_class="think")
+               ) == len(scenarios)
 
 
 def test_a_corrupt_cache_file_costs_a_rerun_not_an_error(few: list[Scenario],

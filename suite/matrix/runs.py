@@ -35,7 +35,7 @@ from scrubcheck.reports import write_reports
 from scrubcheck.results import RunResult
 from scrubcheck.runner import RunSettings
 from scrubcheck.runner.cache import ResultCache, cached_run
-from scrubcheck.runner.harness import harness_digest
+from scrubcheck.runner.harness import formats_digest, harness_digest
 from scrubcheck.spec import SPEC_VERSION
 from scrubcheck.vectors.native import native_implementation, run_row
 
@@ -222,6 +222,7 @@ def run_matrix(
                      # what `scrubcheck regenerate --check` compares: the code that decided
                      # the results (write_matrix adds the code that wrote the pages)
                      "harness_digest": harness_digest(),
+                     "formats_digest": formats_digest(),
                      "host": {**host, "load_at_end": _load()}})
     matrix.index_scenarios()
     return matrix

@@ -37,11 +37,13 @@ from scrubcheck.runner import RunSettings
 from scrubcheck.runner.cache import ResultCache, cached_run
 from scrubcheck.runner.harness import (
     GATEWAY_PARTS,
+    formats_digest,
     harness_digest,
     implementation_digest,
     writers_digest,
 )
 from scrubcheck.spec import SPEC_VERSION
+from scrubcheck.vocabulary import GENERIC
 
 Say = Callable[[str], None]
 #: what the committed matrix is run with (README: a full-mode `scrubcheck matrix`)
@@ -138,7 +140,9 @@ class Reference(Target):
         return ctx.reports / "reference"
 
     def settings(self, ctx: Context) -> RunSettings:
-        return RunSettings(jobs=ctx.jobs)
+        # the class named, not left to the claim: a cached result in the generic class
+        # reads only the formats its scenario enables (runner.harness.formats_read)
+        return RunSettings(jobs=ctx.jobs, conformance_class=GENERIC)
 
     def stale(self, ctx: Context) -> str | None:
         path = self.folder(ctx) / "report.json"
@@ -151,6 +155,8 @@ class Reference(Target):
             ("its corpus digest is", settings.get("corpus_digest"), ctx.digest),
             ("its harness digest is", settings.get("cache", {}).get("harness"),
              harness_digest()),
+            ("its format registry's digest is", settings.get("cache", {}).get("formats"),
+             formats_digest()),
         ])
         if made:
             return made
@@ -207,6 +213,8 @@ class Matrix(Target):
             ("it was judged by SPEC", settings.get("spec_version"), SPEC_VERSION),
             ("its corpus digest is", settings.get("corpus_digest"), ctx.digest),
             ("its harness digest is", settings.get("harness_digest"), harness_digest()),
+            ("its format registry's digest is", settings.get("formats_digest"),
+             formats_digest()),
         ])
         if made:
             return made
@@ -349,6 +357,8 @@ class Gateways(Target):
                 (f"{path.name}'s harness digest is",
                  data.get("settings", {}).get("harness_digest"),
                  harness_digest(GATEWAY_PARTS)),
+                (f"{path.name}'s format registry's digest is",
+                 data.get("settings", {}).get("formats_digest"), formats_digest()),
             ])
             if made:
                 return made
@@ -379,7 +389,8 @@ class Gateways(Target):
                 raise CannotRegenerate(f"{choice}: the audit did not run through: "
                                        f"{result.problem or 'interrupted'}")
             result.settings.update(corpus_digest=ctx.digest,
-                                   harness_digest=harness_digest(GATEWAY_PARTS))
+                                   harness_digest=harness_digest(GATEWAY_PARTS),
+                                   formats_digest=formats_digest())
             ctx.say(f"    {choice}: {result.headline_text()}; {result.duration_s:.0f} s")
             written += write_audit_reports(result, path.parent, report_stem(choice),
                                            kinds=COMMITTED_AUDIT_KINDS, captures=False)

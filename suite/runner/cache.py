@@ -11,19 +11,23 @@ others. So each result is kept under
 where the row key names the implementation (its spec and a digest of its code or
 its installed version), the settings every scenario of the row shares (seed,
 timeouts, chunking caps, conformance class, level, ... everything but `jobs`), and
-the file holds, per scenario digest, the result that scenario got. `cached_run`
-looks up every scenario, runs only the missing ones through `run_selection` (the
-same worker pool, timeouts and crash isolation as any run) and returns the
-RunResult an uncached run would have returned, timings apart.
+the file holds, per scenario, the result that scenario got, under the scenario's
+digest and the digests of the format files its vocabulary reads
+(`harness.formats_read`: a new or edited format reruns the scenarios that read it,
+not the corpus). `cached_run` looks up every scenario, runs only the missing ones
+through `run_selection` (the same worker pool, timeouts and crash isolation as any
+run) and returns the RunResult an uncached run would have returned, timings apart.
 
 What is never cached, because it would freeze something that is not the code's
 answer: TIMEOUT results (they depend on how busy the machine was), results of an
 interrupted run (SKIPPED), and rows whose implementation cannot be digested (an
 in-process scrubber whose source cannot be placed). The once-per-run linear-time
-check is cached with the row: it depends on the implementation and settings, not on
-the corpus. A result taken from the cache gets the scenario's current file, line
-and description (moving a scenario changes nothing a run found, but a report must
-point at where it is now).
+check is cached with the row: it depends on the implementation, the settings and the
+registry (its sample stream has a section in each enabled format), not on the corpus;
+so is what the implementation says of itself (its kind and features), which a format
+added to the registry may change. A result taken from the cache gets the scenario's
+current file, line and description (moving a scenario changes nothing a run found, but
+a report must point at where it is now).
 
 The cache is safe to delete at any time (`rm -rf`, or `--no-cache`); a folder for
 an older harness digest is never read again, and only the few most recently used
@@ -48,10 +52,17 @@ from scrubcheck.cachedir import cache_dir
 from scrubcheck.corpus.fingerprint import corpus_digest
 from scrubcheck.model import Scenario
 from scrubcheck.results import Outcome, RunResult, ScenarioResult, result_from_dict
-from scrubcheck.runner.harness import harness_digest
+from scrubcheck.runner.harness import (
+    format_digests,
+    formats_digest,
+    formats_read,
+    harness_digest,
+    read_digest,
+)
 from scrubcheck.runner.settings import RunSettings
 from scrubcheck.runner.shard import run_selection
 from scrubcheck.spec import SPEC_VERSION
+from scrubcheck.vocabulary import GENERIC
 
 FORMAT = "v1"
 #: harness folders kept (the most recently used): enough to switch between a few branches
@@ -66,6 +77,16 @@ def scenario_digest(scenario: Scenario) -> str:
     """What a scenario asks of a scrubber, as the corpus digest counts it (its id, rules,
     deltas, reasoning, expected output and context), for this one scenario."""
     return corpus_digest([scenario])
+
+
+def result_key(scenario: Scenario, judged_class: str | None,
+               digests: dict[str, str]) -> str:
+    """What a cached result is kept under: the scenario's digest and the digests of the
+    formats its result reads, judged in `judged_class` (the run's class; a scenario's own
+    context may name one)."""
+    own = scenario.context.conformance_class
+    names = formats_read(scenario.context.features, own if own != GENERIC else judged_class)
+    return f"{scenario_digest(scenario)}:{read_digest(names, digests)}"
 
 
 def key_digest(key: dict[str, Any]) -> str:
@@ -157,18 +178,26 @@ def cached_run(spec: str, scenarios: list[Scenario], settings: RunSettings,
     if cache is None or implementation is None or settings.shard is not None:
         return run(spec, scenarios, settings, progress=progress, corpus_errors=corpus_errors)
     row = cache.row(row_key(spec, implementation, settings))
-    digests = [scenario_digest(s) for s in scenarios]
-    missing = [s for s, d in zip(scenarios, digests, strict=True) if d not in row.results]
+    digests = format_digests()
+    registry = formats_digest(digests)
+    keys = {s.id: result_key(s, settings.conformance_class, digests) for s in scenarios}
+    missing = [s for s in scenarios if keys[s.id] not in row.results]
+    # what is kept of the implementation itself (its features, the linear check) was
+    # measured under the registry in force then
+    current = row.meta is not None and row.meta.get("formats") == registry
+    if not current:
+        row.scrubber_checks = None
     checks_missing = settings.runs_linear_check and row.scrubber_checks is None
     fresh: RunResult | None = None
-    if missing or checks_missing or row.meta is None:
+    if missing or checks_missing or not current:
         fresh = run(spec, missing, replace(settings, linear_check=checks_missing),
                     progress=progress, corpus_errors=corpus_errors)
-        _remember(row, fresh, missing, checks_missing, whole=len(missing) == len(scenarios))
+        _remember(row, fresh, {s.id: keys[s.id] for s in missing}, checks_missing,
+                  whole=len(missing) == len(scenarios), registry=registry)
         cache.save(row)
     ran = {r.scenario_id: r for r in fresh.results} if fresh else {}
-    results = [ran[s.id] if s.id in ran else _restored(row.results[d], s)
-               for s, d in zip(scenarios, digests, strict=True)]
+    results = [ran[s.id] if s.id in ran else _restored(row.results[keys[s.id]], s)
+               for s in scenarios]
     cache.ran += len(ran)
     cache.reused += len(results) - len(ran)
     return _assembled(spec, scenarios, settings, row, fresh, results, len(results) - len(ran),
@@ -180,29 +209,30 @@ def cached_run(spec: str, scenarios: list[Scenario], settings: RunSettings,
 JUDGED_BY = ("native", "vector_checks")
 
 
-def _remember(row: CachedRow, fresh: RunResult, missing: list[Scenario],
-              checks_missing: bool, *, whole: bool) -> None:
-    """Keep what `fresh` found that may be trusted again (see the module's docstring);
-    when it ran the whole selection, its wall time, which a run assembled from the cache
-    later reports as the time of the last full run (its own is only what was left)."""
+def _remember(row: CachedRow, fresh: RunResult, missing: dict[str, str],
+              checks_missing: bool, *, whole: bool, registry: str) -> None:
+    """Keep what `fresh` found that may be trusted again (see the module's docstring),
+    each result under its key (`missing`: scenario id -> `result_key`), and the registry
+    it was judged under; when it ran the whole selection, its wall time, which a run
+    assembled from the cache later reports as the time of the last full run (its own is
+    only what was left)."""
     if fresh.interrupted:
         return
     last_full = (row.meta or {}).get("last_full_run")
     if whole and missing:
         last_full = {"duration_s": fresh.duration_s, "scenarios": len(missing),
                      "started_at": fresh.started_at}
-    by_id = {r.scenario_id: r for r in fresh.results}
-    for scenario in missing:
-        result = by_id.get(scenario.id)
-        if result is not None and result.outcome not in NOT_CACHED:
-            row.results[scenario_digest(scenario)] = _as_dict(fresh, result)
+    for result in fresh.results:
+        key = missing.get(result.scenario_id)
+        if key is not None and result.outcome not in NOT_CACHED:
+            row.results[key] = _as_dict(fresh, result)
     row.meta = {"scrubber_kind": fresh.scrubber_kind,
                 "supported_features": fresh.supported_features,
                 "accepted_context": fresh.accepted_context,
                 "implementation_version": fresh.settings.get("implementation_version", ""),
                 "conformance_class": fresh.settings.get("conformance_class"),
                 "judged_by": {k: fresh.settings[k] for k in JUDGED_BY if k in fresh.settings},
-                "last_full_run": last_full}
+                "last_full_run": last_full, "formats": registry}
     if checks_missing and not any(c.outcome in NOT_CACHED for c in fresh.scrubber_checks):
         row.scrubber_checks = [_as_dict(fresh, c) for c in fresh.scrubber_checks]
 
@@ -232,7 +262,8 @@ def _assembled(spec: str, scenarios: list[Scenario], settings: RunSettings, row:
     recorded.update(corpus_digest=corpus_digest(scenarios),
                     implementation_version=meta.get("implementation_version", ""),
                     selection={"scenarios": len(scenarios), "positions": None},
-                    cache={"harness": harness_digest(), "reused": reused,
+                    cache={"harness": harness_digest(), "formats": formats_digest(),
+                           "reused": reused,
                            "ran": len(results) - reused,
                            "last_full_run": meta.get("last_full_run")})
     recorded.update(meta.get("judged_by") or {})

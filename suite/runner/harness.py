@@ -4,13 +4,22 @@ A cached result (scrubcheck.runner.cache) may stand in for a fresh run only whil
 nothing that decided it has changed. Three things decide a scenario's result: the
 scenario (its own digest), the implementation (`implementation_digest`) and the
 harness that fed and judged it (`harness_digest`). The harness digest covers every
-module and data file on the path from corpus to result: corpus loading and
-generation, the format registry, chunking, adapters and the peer protocol, the
-checks, the SPEC model and the runner, plus the vocabulary they all speak. It
+module on the path from corpus to result: corpus loading and generation, the
+format registry's code, chunking, adapters and the peer protocol, the checks, the
+SPEC model and the runner, plus the vocabulary they all speak. It
 leaves out what only presents results (reports, the matrix pages, the site), the
 tools built on top (hunt, fuzz, mutation, the commands), since a change there does
 not change what any scenario run finds. The gateway audit adds its own package
 (`GATEWAY_PARTS`): its results are decided by it too.
+
+The format files are data, digested one by one (`format_digests`): a scenario's
+result is decided only by the formats its vocabulary is built from (`formats_read`:
+the default family and the features it enables, in the generic class), so a cached
+result is keyed on those formats' digests and not on the registry. Adding a format,
+or editing one, then reruns the scenarios that read it (its own generated ones among
+them), not the corpus. What reads the whole registry (placing a scenario in a
+claimed class, the once-per-run linear check's samples, a report saying which
+registry it was judged under) keys on `formats_digest`, the registry's.
 
 The digest is of file contents, so a checkout, an installed wheel and an editable
 install of the same code agree, and any edit (a comment included) invalidates: a
@@ -22,15 +31,16 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import inspect
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from functools import cache
 from pathlib import Path
 
 from scrubcheck import __version__
 from scrubcheck.adapters.resolve import AdapterError, resolve_target, split_kind
-from scrubcheck.formats.registry import format_files, shipped_format_dir
+from scrubcheck.formats import Format, registered_formats
 from scrubcheck.peers import ManifestError, find_manifest, read_marker
 from scrubcheck.spec import SPEC_VERSION
+from scrubcheck.vocabulary import GENERIC
 
 #: The parts of the package (modules and subpackages of `scrubcheck`) on the path from
 #: corpus to a scenario's result. tests/test_result_cache.py checks that every module of
@@ -82,15 +92,65 @@ def _part_files(root: Path, part: str) -> list[Path]:
 @cache
 def harness_digest(extra: tuple[str, ...] = ()) -> str:
     """The digest of the judging code (and `extra` parts, e.g. GATEWAY_PARTS), with
-    scrubcheck's and SPEC's versions."""
+    scrubcheck's and SPEC's versions. The format files are not in it (`format_digests`)."""
     root = _package_root("scrubcheck")
     code = files_digest([f for part in (*JUDGING_PARTS, *extra)
                          for f in _part_files(root, part)], root)
-    # the shipped format files decide vocabularies; the registry's README does not
-    registry = shipped_format_dir()
-    formats = files_digest(format_files(registry), registry)
-    return hashlib.sha256(f"{__version__}|{SPEC_VERSION}|{code}|{formats}".encode()
+    return hashlib.sha256(f"{__version__}|{SPEC_VERSION}|{code}".encode()).hexdigest()[:16]
+
+
+#: a format file's digest by (path, size, modification time): read once while unchanged
+_FILE_DIGESTS: dict[tuple[str, int, int], str] = {}
+
+
+def _format_digest(fmt: Format) -> str:
+    """16 hex digits of the format's file (its name and what it says, for a format made in
+    memory): the registry's README and the file's place on disk are not in it."""
+    path = Path(fmt.file)
+    try:
+        stat = path.stat()
+    except OSError:
+        return hashlib.sha256(repr((fmt.name, fmt.pairs)).encode()).hexdigest()[:16]
+    key = (str(path), stat.st_size, stat.st_mtime_ns)
+    if key not in _FILE_DIGESTS:
+        _FILE_DIGESTS[key] = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    return _FILE_DIGESTS[key]
+
+
+def format_digests() -> dict[str, str]:
+    """Each format in force (the shipped ones and any a user added), by name."""
+    return {name: _format_digest(fmt) for name, fmt in registered_formats().items()}
+
+
+def formats_digest(digests: Mapping[str, str] | None = None) -> str:
+    """The registry's digest: every format in force, by name and content."""
+    digests = format_digests() if digests is None else digests
+    return hashlib.sha256("|".join(f"{n}={d}" for n, d in sorted(digests.items())).encode()
                           ).hexdigest()[:16]
+
+
+#: `formats_read`'s answer when a result reads the whole registry
+EVERY_FORMAT = ("*",)
+
+
+def formats_read(features: Iterable[str], conformance_class: str | None) -> tuple[str, ...]:
+    """The formats a stream's result is decided by: in the generic class, the default
+    family and the enabled `features` (SPEC R-VOCAB-1/3: no other delimiter is one);
+    in a format's class, or one not yet known (None: the implementation's claim), every
+    format, since placing a scenario in a class reads what every format calls a
+    delimiter (`claims.place`)."""
+    if conformance_class != GENERIC:
+        return EVERY_FORMAT
+    (base,) = [n for n, f in registered_formats().items() if f.generic == "base"]
+    return (base, *sorted(set(features)))
+
+
+def read_digest(names: tuple[str, ...], digests: Mapping[str, str]) -> str:
+    """The digest of the formats `names` (from `formats_read`) within `digests`; a name
+    the registry does not hold counts as absent, so registering it changes the digest."""
+    if names == EVERY_FORMAT:
+        return formats_digest(digests)
+    return "|".join(f"{n}={digests.get(n, '-')}" for n in names)
 
 
 #: The parts that write the matrix pages from their results (the audits' writers are in the
