@@ -22,7 +22,9 @@ from scrubcheck.regenerate import Context, choose, regenerate
 from scrubcheck.regenerate import readme as readme_module
 from scrubcheck.regenerate.targets import CannotRegenerate, Coverage, Matrix, Readme, Reference
 from scrubcheck.results import RunResult
+from scrubcheck.regenerate import targets as targets_module
 from scrubcheck.runner import cache as cache_module
+from scrubcheck.runner import harness as harness_module
 from scrubcheck.runner.cache import ResultCache
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -110,6 +112,18 @@ def test_the_reference_report_is_built_current_and_then_from_the_cache(
     regenerate(ctx, [target])
     report = json.loads((checkout / "reports" / "reference" / "report.json").read_text())
     assert report["settings"]["cache"]["ran"] == 1
+    # a format added to the registry makes it stale too, and reruns no scenario of
+    # these (none enables it): only the implementation's description is taken again
+    added = {**cache_module.format_digests(), "acme": "added"}
+    registry = harness_module.formats_digest(added)
+    monkeypatch.setattr(cache_module, "format_digests", lambda: added)
+    for module in (cache_module, targets_module):
+        monkeypatch.setattr(module, "formats_digest", lambda *given: registry)
+    assert "format registry's digest" in (target.stale(ctx) or "")
+    regenerate(ctx, [target])
+    report = json.loads((checkout / "reports" / "reference" / "report.json").read_text())
+    assert report["settings"]["cache"]["ran"] == 0
+    assert target.stale(ctx) is None
 
 
 def ctx_scenarios() -> list:
