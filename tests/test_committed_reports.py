@@ -20,6 +20,7 @@ from scrubcheck.matrix.markdown import render_markdown as render_matrix
 from scrubcheck.matrix.stored import load_stored_matrix
 from scrubcheck.regenerate.readme import gateway_numbers, table
 from scrubcheck.reports import read_report, write_reports
+from scrubcheck.runner.harness import formats_digest, harness_digest, implementation_digest
 from scrubcheck.spec import SPEC_VERSION
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,6 +46,24 @@ def test_the_reference_report_ran_on_the_current_corpus_and_spec(corpus: Corpus)
     assert ran == now, (f"reports/reference was run on (SPEC, corpus digest, scenarios) {ran}, "
                         f"the checkout has {now}: {REGENERATE_REFERENCE}")
     assert sum(data["counts"].values()) == len(corpus.scenarios)
+
+
+def test_the_reference_report_is_this_checkout_s_run_and_passes_everything() -> None:
+    """The reference's run over the whole corpus takes minutes, so CI reads its committed
+    report instead (the run itself is `pytest -m slow`): it must have been judged by this
+    checkout's harness and format registry, be of this checkout's reference, and have
+    passed every scenario and the linear-time check."""
+    data = json.loads((REFERENCE / "report.json").read_text(encoding="utf-8"))
+    settings = data["settings"]
+    made = {"harness": settings.get("cache", {}).get("harness"),
+            "format registry": settings.get("cache", {}).get("formats"),
+            "reference code": settings.get("implementation_digest")}
+    now = {"harness": harness_digest(), "format registry": formats_digest(),
+           "reference code": implementation_digest("reference")}
+    assert made == now, f"reports/reference was judged by {made}, the checkout is {now}: " \
+                        + REGENERATE_REFERENCE
+    assert set(data["counts"]) == {"PASS"}, data["counts"]
+    assert [c["outcome"] for c in data["scrubber_checks"]] == ["PASS"]
 
 
 def test_the_reference_report_files_are_what_the_writers_make_of_its_json(

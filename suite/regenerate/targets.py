@@ -157,6 +157,8 @@ class Reference(Target):
              harness_digest()),
             ("its format registry's digest is", settings.get("cache", {}).get("formats"),
              formats_digest()),
+            ("the reference's code digest is", settings.get("implementation_digest"),
+             implementation_digest(self.spec)),
         ])
         if made:
             return made
@@ -172,6 +174,9 @@ class Reference(Target):
                          implementation_digest(self.spec), progress=ctx.progress,
                          corpus_errors=[str(e) for e in ctx.corpus.errors])
         _say_run(ctx, self.spec, run)
+        # which reference it was: an edit to scrubbers/ makes the report stale, as a
+        # change to the harness does (tests/test_committed_reports.py reads both)
+        run.settings["implementation_digest"] = implementation_digest(self.spec)
         return write_reports(run, self.folder(ctx))
 
 
