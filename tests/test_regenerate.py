@@ -20,9 +20,9 @@ from scrubcheck.cli import main
 from scrubcheck.corpus import Corpus, select
 from scrubcheck.regenerate import Context, choose, regenerate
 from scrubcheck.regenerate import readme as readme_module
+from scrubcheck.regenerate import targets as targets_module
 from scrubcheck.regenerate.targets import CannotRegenerate, Coverage, Matrix, Readme, Reference
 from scrubcheck.results import RunResult
-from scrubcheck.regenerate import targets as targets_module
 from scrubcheck.runner import cache as cache_module
 from scrubcheck.runner import harness as harness_module
 from scrubcheck.runner.cache import ResultCache
