@@ -11,6 +11,7 @@ stream whose tags stand in and around such fences, cut into deltas anywhere
 from __future__ import annotations
 
 import commonmark
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -90,6 +91,22 @@ def test_the_reference_shows_what_the_spec_model_shows(case: tuple[str, list[str
         scrubber = ReferenceScrubber(**Context().as_kwargs(), fast_paths=fast)
         shown = "".join(scrubber.feed(d) for d in deltas) + scrubber.flush()
         assert shown == expected, (fast, deltas)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "known disagreement, found by the property test above: a line that leaves a list "
+    "item's fence with a tag at its start. The SPEC model ends the fence there (the tag "
+    "would be visible in it) and its later questions read the visible text, where the "
+    "removed tag leaves a blank line that keeps the list item; the reference's tracker "
+    "reads that blank line too and guards the next line's tag. Which structure the "
+    "leaving line gives is a SPEC question (R-CODE-2/R-CODE-6): the fix moves the SPEC "
+    "model and the reference together."))
+def test_a_tag_that_leaves_a_list_item_s_fence_is_judged_alike() -> None:
+    text = "- ```\n</think>\n  <think>"
+    expected = read_stream(text, Context()).visible
+    assert expected == "- ```\n\n  "  # the SPEC model: the fence ended, the tag opens
+    scrubber = ReferenceScrubber(**Context().as_kwargs())
+    assert scrubber.feed(text) + scrubber.flush() == expected
 
 
 def test_a_fence_in_a_list_item_guards_its_tag_and_its_end_frees_the_next() -> None:
