@@ -12,6 +12,7 @@ check names.
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
 from scrubcheck.checks.names import Check
@@ -27,7 +28,9 @@ def declared_names(tree: ast.AST) -> list[tuple[int, str]]:
             and isinstance(node.args[0].value, str)]
 
 
+@cache
 def _trees() -> list[tuple[Path, ast.AST]]:
+    """Every module of the suite, parsed once for every test of this file."""
     return [(path, ast.parse(path.read_text(encoding="utf-8")))
             for path in sorted(SUITE.rglob("*.py"))]
 
@@ -44,32 +47,32 @@ def _is_check(node: ast.expr) -> bool:
     return name == "check" or "CHECKS" in name
 
 
-def _literals(node: ast.AST) -> list[ast.Constant]:
-    """The check names spelled in `node`, not counting keyword arguments (a registry
+def _literals(node: ast.AST, names: set[str]) -> list[ast.Constant]:
+    """The check `names` spelled in `node`, not counting keyword arguments (a registry
     entry's `prop="linear"` names a hunt property, which may share a check's name)."""
     if isinstance(node, ast.keyword):
         return []
     if isinstance(node, ast.Constant):
-        return [node] if isinstance(node.value, str) and node.value in NAMES else []
-    return [c for child in ast.iter_child_nodes(node) for c in _literals(child)]
+        return [node] if isinstance(node.value, str) and node.value in names else []
+    return [c for child in ast.iter_child_nodes(node) for c in _literals(child, names)]
 
 
-def check_name_literals(tree: ast.AST) -> list[tuple[int, str]]:
+def check_name_literals(tree: ast.AST, names: set[str] = NAMES) -> list[tuple[int, str]]:
     found: list[ast.Constant] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Compare):
             sides = [node.left, *node.comparators]
             if any(_is_check(side) for side in sides):
-                found += [c for side in sides for c in _literals(side)]
+                found += [c for side in sides for c in _literals(side, names)]
         elif isinstance(node, ast.Assign | ast.AnnAssign):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             if node.value is not None and any(_is_check(t) for t in targets):
-                found += _literals(node.value)
+                found += _literals(node.value, names)
         elif isinstance(node, ast.Call) and node.args:
             callee = node.func
             name = callee.attr if isinstance(callee, ast.Attribute) else getattr(callee, "id", "")
             if name in RECORDS:
-                found += _literals(node.args[0])
+                found += _literals(node.args[0], names)
     return sorted({(c.lineno, c.value) for c in found})
 
 
@@ -105,9 +108,4 @@ def test_a_check_s_own_name_is_declared_once_and_is_not_a_shipped_one():
 def test_the_search_finds_a_declaration_and_then_its_spelling_by_hand():
     code = 'LAG = CheckName("lag")\nif failure.check == "lag": pass\n'
     assert declared_names(ast.parse(code)) == [(1, "lag")]
-    global NAMES
-    saved, NAMES = NAMES, NAMES | {"lag"}
-    try:
-        assert check_name_literals(ast.parse(code)) == [(2, "lag")]
-    finally:
-        NAMES = saved
+    assert check_name_literals(ast.parse(code), NAMES | {"lag"}) == [(2, "lag")]

@@ -170,13 +170,14 @@ class Reference(Target):
         return None
 
     def build(self, ctx: Context) -> list[Path]:
+        implementation = implementation_digest(self.spec)
         run = cached_run(self.spec, ctx.corpus.scenarios, self.settings(ctx), ctx.cache,
-                         implementation_digest(self.spec), progress=ctx.progress,
+                         implementation, progress=ctx.progress,
                          corpus_errors=[str(e) for e in ctx.corpus.errors])
         _say_run(ctx, self.spec, run)
         # which reference it was: an edit to scrubbers/ makes the report stale, as a
         # change to the harness does (tests/test_committed_reports.py reads both)
-        run.settings["implementation_digest"] = implementation_digest(self.spec)
+        run.settings["implementation_digest"] = implementation
         return write_reports(run, self.folder(ctx))
 
 
