@@ -70,7 +70,9 @@ class Holdback:
 
     mode: str  # "stream" or "batch"
     max_held: int = 0  # most answer characters fed but not yet emitted at any step
-    max_lag_vs_reference: int = 0  # most characters behind the reference at any step
+    #: most characters behind the output SPEC makes due at any step (specmodel/decided.py;
+    #: the name is report format 1's, from when the reference scrubber was the yardstick)
+    max_lag_vs_reference: int = 0
 
 
 @dataclass

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-SPEC_VERSION = "1.5.0"
+SPEC_VERSION = "1.5.1"
 
 
 class Level(StrEnum):

@@ -21,8 +21,8 @@ CORPUS = """\
 - id: demo-no-tags
   rules: [R-FID-1]
   description: Plain answer text passes through, long enough to show any hold-back.
-  deltas: ["Just an answer, long enough ", "to lag well behind the reference scrubber."]
-  visible: "Just an answer, long enough to lag well behind the reference scrubber."
+  deltas: ["Just an answer, long enough ", "to lag well behind the output due."]
+  visible: "Just an answer, long enough to lag well behind the output due."
   reasoning: []
 - id: demo-bracket
   rules: [R-VOCAB-3]

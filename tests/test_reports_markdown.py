@@ -171,7 +171,7 @@ def test_caps_notes_and_holdback_are_reported(sample_run) -> None:
     assert ("chunking variants not run (long input, or a restriction the scrubber declares: "
             "every-split: 1200, random: 16)") in md
     assert "idempotence was checked on the first 4096 characters only" in md
-    assert "Hold-back: batch mode, at most 42 characters held, up to 42 behind the reference." \
+    assert "Hold-back: batch mode, at most 42 characters held, up to 42 behind the output due." \
         in md
 
 

@@ -442,6 +442,6 @@ def print_verdicts(result: ScenarioResult) -> None:
     if result.holdback is not None:
         hb = result.holdback
         print(f"  hold-back: mode {hb.mode}, most held at a cut {hb.max_held}, most lag behind "
-              f"the reference {hb.max_lag_vs_reference}")
+              f"the output due {hb.max_lag_vs_reference}")
     for note in result.notes:
         print(f"  note: {note.splitlines()[0]}")

@@ -36,7 +36,7 @@ from scrubcheck.evidence import Evidence
 from scrubcheck.hunt.case import Case
 from scrubcheck.hunt.violation import Violation
 from scrubcheck.model import Scenario
-from scrubcheck.runner.oracle import reference_char_ends
+from scrubcheck.specmodel import decided_ends
 from scrubcheck.vocabulary import fold
 
 Known = frozenset[tuple[str, str]]
@@ -198,10 +198,10 @@ def _chunking(case: Case, first: Trace, second: Trace) -> Violation:
 
 
 def _holdback(case: Case, trace: Trace) -> Iterator[Violation]:
-    """R-STREAM-1/2: the one-character run's output against the reference's, per feed."""
+    """R-STREAM-1/2: the one-character run's output against what SPEC makes due, per feed."""
     if not trace.ok:
         return
-    ends = reference_char_ends(case.context, "".join(trace.deltas))
+    ends = decided_ends("".join(trace.deltas), case.context)
     max_len = case.context.vocabulary().max_len
     _, finding = measure_holdback(True, trace, ends, [], max_len)
     yield from _from(finding, case.deltas)

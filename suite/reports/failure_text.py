@@ -114,7 +114,7 @@ def holdback_text(result: ScenarioResult) -> str:
     if hb is None:
         return "not measured"
     return (f"{hb.mode} mode, at most {hb.max_held} characters held, "
-            f"up to {hb.max_lag_vs_reference} behind the reference")
+            f"up to {hb.max_lag_vs_reference} behind the output due")
 
 
 def metrics_text(result: ScenarioResult) -> str | None:

@@ -95,3 +95,19 @@ def span_end(before: list[int], line: LineRuns, pos: int, *, in_block: bool) -> 
             return end
         i += 1
     return None
+
+
+def has_open_run(before: list[int]) -> bool:
+    """Whether a run among `before` (lengths in order) has no partner after it: a point
+    after them stands after an open run, and its line decides whether it is in a span."""
+    following: dict[int, int] = {}  # length -> index of its next run, filled backwards
+    partner = [0] * len(before)
+    for k in range(len(before) - 1, -1, -1):
+        partner[k] = following.get(before[k], -1)
+        following[before[k]] = k
+    i = 0
+    while i < len(before):
+        if partner[i] < 0:
+            return True
+        i = partner[i] + 1
+    return False

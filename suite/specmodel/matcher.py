@@ -50,6 +50,13 @@ class Matcher:
         """Whether `text` is a proper prefix of a delimiter (it may still become one)."""
         return fold(text) in self.prefixes
 
+    def longest_partial(self, text: str, end: int) -> int | None:
+        """Where the longest partial delimiter ending at `end` starts, if one does."""
+        for start in range(max(0, end - self.longest + 1), end):
+            if text[start] in self.firsts and self.is_partial(text[start:end]):
+                return start
+        return None
+
 
 @lru_cache(maxsize=256)
 def _matcher(tags: tuple[Tag, ...]) -> Matcher:

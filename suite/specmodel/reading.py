@@ -9,6 +9,12 @@ is judged by the rest of its input line, read as literal text (R-CODE-6); a
 block's close is judged by its whole line (R-CODE-5). Only R-TAG-1 looks back: a
 removed piece may splice the partial tags before it with the text after it, so
 those partials are taken back from the visible text and read again.
+
+Where the reading looks ahead or back, it notes how much input a streaming scrubber
+may read before it must show what was decided (R-STREAM-1's list of what may be held):
+the rest of the line for a tag after an open backtick run, a spliced partial until
+the character that settles it, and anything only the end of the stream decides.
+`specmodel/decided.py` turns those notes into the hold-back yardstick.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from scrubcheck.model import Context
-from scrubcheck.specmodel.backticks import RUN, LineRuns, OpenRuns, span_end
+from scrubcheck.specmodel.backticks import RUN, LineRuns, OpenRuns, has_open_run, span_end
 from scrubcheck.specmodel.blocks import FenceReading
 from scrubcheck.specmodel.harmony import shows_message
 from scrubcheck.specmodel.matcher import Matcher
@@ -43,6 +49,10 @@ class Reading:
     visible: str
     cuts: tuple[int, ...]  # visible positions where something was removed (R-WS-1)
     tags: tuple[FoundTag, ...]
+    #: (input offset, length, held_to) of each visible piece, in order: held_to is the
+    #: input length a streaming scrubber may read before it must show the piece (0: no
+    #: more than the piece itself, `len(text) + 1`: only the end of the stream decides)
+    pieces: tuple[tuple[int, int, int], ...]
 
 
 def read_stream(text: str, context: Context | None = None) -> Reading:
@@ -50,7 +60,8 @@ def read_stream(text: str, context: Context | None = None) -> Reading:
     reader = _Reader(text, context or Context())
     reader.read(0, len(text))
     reader.finish()
-    return Reading(reader.visible.text(), tuple(reader.cuts), tuple(reader.tags))
+    return Reading(reader.visible.text(), tuple(reader.cuts), tuple(reader.tags),
+                   reader.visible.pieces())
 
 
 class Mode(Enum):
@@ -102,6 +113,10 @@ class _Reader:
         self.tags: list[FoundTag] = []
         self._next: dict[str, tuple[int, re.Match[str] | None]] = {}
         self._line: LineRuns | None = None  # the runs of the line being judged
+        self.never = len(text) + 1  # held_to of what only the end of the stream decides
+        self.held_to = 0  # R-STREAM-1: what is shown up to `hold_end` may wait this long
+        self.hold_end = -1
+        self.finishing = False
         if context.starts_in_reasoning:
             self.block = _Block(Matcher.of(self.vocabulary.block_closes()), 0, Kind.PREFILL)
             self.mode = Mode.BLOCK
@@ -120,12 +135,13 @@ class _Reader:
     def finish(self) -> None:
         """End of stream (section 5): an open block is discarded, or read again as
         answer text where R-SKIP-1 or R-UNCLOSED-2 say so; held partials are text."""
+        self.finishing = True  # what the end of the stream decides may wait for it
         while self.mode is Mode.BLOCK:
             again = self.leave_unclosed()
             if again is None:
                 break
             self.read(again, len(self.text))
-        self.commit_held()
+        self.commit_held(self.never)
 
     def leave_unclosed(self) -> int | None:
         """Discard the open block; the input offset to read again as answer text, if any."""
@@ -145,12 +161,25 @@ class _Reader:
 
     # -- the visible text ------------------------------------------------------
     def commit(self, start: int, end: int) -> None:
-        self.visible.add(self.text[start:end], start)
+        self.add(self.text[start:end], start)
 
-    def commit_held(self) -> None:
+    def add(self, piece: str, origin: int) -> None:
+        held_to = self.held_to if origin <= self.hold_end else 0
+        self.visible.add(piece, origin, self.never if self.finishing else held_to)
+
+    def commit_held(self, held_to: int) -> None:
+        """Show the held partials: `held_to`, the input read when they were settled."""
         for char, origin in self.held:
-            self.visible.add(char, origin)
+            self.visible.add(char, origin, self.never if self.finishing else held_to)
         self.held = []
+
+    def hold_line(self, line_end: int) -> None:
+        """R-STREAM-1: a tag after an open backtick run is judged once the rest of its
+        line is known, so what its line still shows may wait for the line feed (for the
+        end of the stream, when the line has none)."""
+        has_newline = line_end < len(self.text) and self.text[line_end] == "\n"
+        self.held_to = line_end + 1 if has_newline else self.never
+        self.hold_end = line_end
 
     def search(self, name: str, pattern: re.Pattern[str], i: int, end: int) -> re.Match[str] | None:
         """pattern.search(text, i, end), remembered: a match at or after `i` found by an
@@ -215,13 +244,14 @@ class _Reader:
         if not self.runs.lengths:
             return self.remove(raw, tag, at, after)
         line = self.line_runs(after, end)
+        self.hold_line(line.end)
         if self.fence_opener and not line.any_from(after) and \
                 not (line.end == len(self.text) and self.context.cut_off):
             return self.info_string(raw, at, after, line.end)
         closing = span_end(self.runs.lengths, line, after, in_block=False)
         if closing is None:
             return self.remove(raw, tag, at, after)
-        self.visible.add(raw, at)
+        self.add(raw, at)
         self.commit(after, closing)
         self.runs.clear()
         self.fence_opener = False
@@ -243,7 +273,7 @@ class _Reader:
         the fence starts on the next line."""
         has_newline = line_end < len(self.text) and self.text[line_end] == "\n"
         stop = line_end + 1 if has_newline else line_end
-        self.visible.add(raw, at)
+        self.add(raw, at)
         self.commit(after, stop)
         self.runs.clear()
         self.fence_opener = False
@@ -274,7 +304,7 @@ class _Reader:
             tail = self.visible.tail(window)
             end = len(tail)
             while end > 0:
-                start = self.longest_partial(tail, end)
+                start = self.outside.longest_partial(tail, end)
                 if start is None:
                     break
                 end = start
@@ -282,24 +312,17 @@ class _Reader:
                 return len(tail) - end
             window *= 4
 
-    def longest_partial(self, text: str, end: int) -> int | None:
-        firsts = self.outside.firsts
-        for start in range(max(0, end - self.outside.longest + 1), end):
-            if text[start] in firsts and self.outside.is_partial(text[start:end]):
-                return start
-        return None
-
     def splice_step(self, i: int, end: int) -> int:
         """One character after a removed piece while partial tags are held (R-TAG-1):
         the earliest held start that still reads as a tag or the start of one wins."""
         char = self.text[i]
         if char in "`\n":
-            self.commit_held()
+            self.commit_held(i + 1)
             return i
         reach = self.outside.longest - 1  # only this much before `char` can join it
         if len(self.held) > reach:
             self.held, rest = self.held[:-reach], self.held[-reach:]
-            self.commit_held()
+            self.commit_held(i + 1)
             self.held = rest
         joined = [*self.held, (char, i)]
         chars = "".join(c for c, _ in joined)
@@ -308,13 +331,13 @@ class _Reader:
             if tag is None and not self.outside.is_partial(chars[start:]):
                 continue
             self.held = joined[:start]
-            self.commit_held()
+            self.commit_held(i + 1)
             if tag is not None:
                 return self.on_tag(chars[start:], tag, joined[start][1], i + 1, end)
             self.held = joined[start:]
             return i + 1
         self.held = joined
-        self.commit_held()
+        self.commit_held(i + 1)
         return i + 1
 
     # -- fenced code -----------------------------------------------------------
@@ -357,7 +380,10 @@ class _Reader:
             if newline >= 0:
                 fresh = newline + 1
             line = self.line_runs(fresh, end)
-            guard = span_end(line.lengths_between(fresh, at), line, match.end(), in_block=True)
+            before = line.lengths_between(fresh, at)
+            if has_open_run(before):  # R-CODE-5 reads the rest of the line: R-STREAM-1
+                self.hold_line(line.end)
+            guard = span_end(before, line, match.end(), in_block=True)
             if guard is None:
                 return self.close_block(block, at, match.end())
             fresh = guard

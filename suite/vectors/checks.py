@@ -37,7 +37,8 @@ HARNESS_CHECKS: dict[str, str] = {
     Check.LINEAR: "R-ROBUST-2 compares the scrubber's time over growing streams, measured in "
                   "isolated workers with a budget (scrubcheck run)",
     Check.HOLDBACK: "R-STREAM-1/2 (SHOULD) compare the output after each one-character feed "
-                    "with the streaming reference's; format 1 does not carry those lengths",
+                    "with what SPEC makes due by then (the SPEC model's per-feed lengths); "
+                    "format 1 does not carry those lengths",
     "timeout": "a hang is a TIMEOUT only under the harness's per-scenario wall clock",
     "isolation": "a crash, os._exit or memory exhaustion costs one scenario only in the "
                  "harness's forked workers (--memory-limit)",
