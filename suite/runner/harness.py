@@ -133,23 +133,31 @@ def formats_digest(digests: Mapping[str, str] | None = None) -> str:
 EVERY_FORMAT = ("*",)
 
 
-def formats_read(features: Iterable[str], conformance_class: str | None) -> tuple[str, ...]:
+def base_format() -> str:
+    """The name of the format that holds the default family (every generic stream's)."""
+    (base,) = [n for n, f in registered_formats().items() if f.generic == "base"]
+    return base
+
+
+def formats_read(features: Iterable[str], conformance_class: str | None,
+                 base: str | None = None) -> tuple[str, ...]:
     """The formats a stream's result is decided by: in the generic class, the default
-    family and the enabled `features` (SPEC R-VOCAB-1/3: no other delimiter is one);
-    in a format's class, or one not yet known (None: the implementation's claim), every
-    format, since placing a scenario in a class reads what every format calls a
-    delimiter (`claims.place`)."""
+    family (`base`, looked up when not given) and the enabled `features` (SPEC
+    R-VOCAB-1/3: no other delimiter is one); in a format's class, or one not yet known
+    (None: the implementation's claim), every format, since placing a scenario in a
+    class reads what every format calls a delimiter (`claims.place`)."""
     if conformance_class != GENERIC:
         return EVERY_FORMAT
-    (base,) = [n for n, f in registered_formats().items() if f.generic == "base"]
-    return (base, *sorted(set(features)))
+    return (base or base_format(), *sorted(set(features)))
 
 
-def read_digest(names: tuple[str, ...], digests: Mapping[str, str]) -> str:
+def read_digest(names: tuple[str, ...], digests: Mapping[str, str],
+                registry: str | None = None) -> str:
     """The digest of the formats `names` (from `formats_read`) within `digests`; a name
-    the registry does not hold counts as absent, so registering it changes the digest."""
+    the registry does not hold counts as absent, so registering it changes the digest.
+    `registry`: `formats_digest(digests)`, when the caller has it already."""
     if names == EVERY_FORMAT:
-        return formats_digest(digests)
+        return registry or formats_digest(digests)
     return "|".join(f"{n}={digests.get(n, '-')}" for n in names)
 
 
