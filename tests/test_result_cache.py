@@ -16,7 +16,7 @@ from scrubcheck.corpus import Corpus, select
 from scrubcheck.formats import registered_formats
 from scrubcheck.formats.registry import shipped_format_dir
 from scrubcheck.model import Scenario
-from scrubcheck.results import Outcome, RunResult
+from scrubcheck.results import Outcome, RunResult, ScenarioResult
 from scrubcheck.runner import RunSettings, harness
 from scrubcheck.runner import cache as cache_module
 from scrubcheck.runner.cache import ResultCache, cached_run, scenario_digest
@@ -120,6 +120,31 @@ def test_timeouts_are_not_kept(corpus: Corpus, tmp_path: Path) -> None:
     assert first.results[0].outcome is Outcome.TIMEOUT
     second = cached_run(hangs, [scenario], settings, cache, implementation_digest(hangs))
     assert second.settings["cache"]["ran"] == 1
+
+
+@pytest.mark.parametrize(("outcome", "kept"), [(Outcome.PASS, True), (Outcome.FAIL, False)])
+def test_a_linear_time_pass_is_kept_and_a_fail_measured_again(
+        few: list[Scenario], tmp_path: Path, outcome: Outcome, kept: bool) -> None:
+    """A time ratio only worsens on a busy machine: a FAIL may be the machine's."""
+    measured: list[bool] = []
+
+    def run(spec: str, scenarios: list[Scenario], settings: RunSettings,
+            **kw: object) -> RunResult:
+        fresh = run_selection(spec, scenarios, replace(settings, linear_check=False), **kw)
+        measured.append(settings.linear_check)
+        if settings.linear_check:
+            fresh.scrubber_checks = [ScenarioResult("(linear time)", "robustness",
+                                                    ["R-ROBUST-2"], "", 0, "", outcome)]
+        return fresh
+
+    settings = replace(SETTINGS, linear_check=True)
+    cache = ResultCache(tmp_path)
+    implementation = implementation_digest("reference")
+    first = cached_run("reference", few[:2], settings, cache, implementation, run=run)
+    second = cached_run("reference", few[:2], settings, cache, implementation, run=run)
+    assert [c.outcome for c in first.scrubber_checks] == [outcome]
+    assert [c.outcome for c in second.scrubber_checks] == [outcome]
+    assert measured == ([True] if kept else [True, True])
 
 
 def test_the_file_digest_sees_every_byte_and_every_name(tmp_path: Path) -> None:
