@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from token_soup import token_soup
 
 from scrubcheck.generate import strategies as sst
-from scrubcheck.generate.soup import soup_tokens
 from scrubcheck.model import Context
 from scrubcheck.scrubbers.reference import ReferenceScrubber, scrub_with_cuts
 from scrubcheck.specmodel import read_stream, tags_outside_code
@@ -76,16 +76,11 @@ _CONTEXTS = st.builds(
 _STRUCTURE = ("`", "``", "```", "~~~", "\n", "\r\n", " ", "   ", "<", ">", "/", "|", "x")
 
 
-@st.composite
-def _soup(draw: st.DrawFn) -> tuple[str, Context]:
-    context = draw(_CONTEXTS)
-    vocabulary = context.vocabulary()
-    tokens = (*soup_tokens(vocabulary), *(t.text for t in vocabulary.tags), *_STRUCTURE)
-    return "".join(draw(st.lists(st.sampled_from(tokens), max_size=48))), context
+_soup = token_soup(_CONTEXTS, _STRUCTURE, max_size=48)
 
 
 @FAST
-@given(_soup())
+@given(_soup)
 def test_token_soup_reads_as_the_reference_reads_it_under_every_context(case):
     text, context = case
     _agree(text, context)

@@ -20,9 +20,9 @@ from dataclasses import replace
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from token_soup import token_soup
 
 from scrubcheck.chunking import Caps
-from scrubcheck.generate.soup import soup_tokens
 from scrubcheck.model import Context, Scenario
 from scrubcheck.scrubbers.reference import make_scrubber
 from scrubcheck.specmodel import decided_ends, read_stream
@@ -185,16 +185,11 @@ _CONTEXTS = st.builds(
 _STRUCTURE = ("`", "``", "```", "\n", " ", "<", "x", "- ", "> ")
 
 
-@st.composite
-def _soup(draw: st.DrawFn) -> tuple[str, Context]:
-    context = draw(_CONTEXTS)
-    vocabulary = context.vocabulary()
-    tokens = (*soup_tokens(vocabulary), *(t.text for t in vocabulary.tags), *_STRUCTURE)
-    return "".join(draw(st.lists(st.sampled_from(tokens), max_size=16))), context
+_soup = token_soup(_CONTEXTS, _STRUCTURE, max_size=16)
 
 
 @SOUP
-@given(_soup())
+@given(_soup)
 def test_on_token_soup_the_reference_keeps_up_and_the_model_asks_only_what_is_decided(case):
     text, context = case
     assert not _lags(text, context), (text, context)
