@@ -16,6 +16,7 @@ things on the corpus and on token soup:
 from __future__ import annotations
 
 from dataclasses import replace
+from os.path import commonprefix
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -47,13 +48,6 @@ def _reference_ends(text: str, context: Context) -> list[int]:
     return ends
 
 
-def _common(a: str, b: str) -> int:
-    n = 0
-    while n < min(len(a), len(b)) and a[n] == b[n]:
-        n += 1
-    return n
-
-
 def _decided_by_continuations(text: str, context: Context) -> list[int]:
     """For each prefix, how much of the whole output every tried continuation keeps."""
     vocabulary = context.vocabulary()
@@ -67,7 +61,7 @@ def _decided_by_continuations(text: str, context: Context) -> list[int]:
         goes_on = {"", "\n", "`", *tags}
         goes_on.update(t[j:] for t in tags for j in range(1, len(t)) if tail.endswith(t[:j]))
         decided.append(min(
-            _common(whole, read_stream(prefix + rest, ending).visible)
+            len(commonprefix([whole, read_stream(prefix + rest, ending).visible]))
             for rest in goes_on for ending in endings
         ))
     return decided
