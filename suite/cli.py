@@ -26,7 +26,7 @@ import sys
 from importlib.metadata import PackageNotFoundError, version
 
 COMMAND_MODULES = (
-    "run", "show", "lint", "coverage", "peers", "matrix", "diff", "hunt", "fuzz", "gateway",
+    "run", "explain", "show", "lint", "coverage", "peers", "matrix", "diff", "hunt", "fuzz", "gateway",
     "gateways", "merge", "mutate", "formats", "site", "export", "regenerate",
 )
 

@@ -1,0 +1,159 @@
+"""Explaining a whole run: every failing scenario shrunk in an isolated worker.
+
+A scrubber that failed a scenario may well hang, crash or eat memory on a smaller
+stream made from it, so the shrinking runs where the run itself ran: in the pool of
+forked workers that survives what it runs (`runner.pool`), one task per failing
+scenario, each bounded in wall-clock time. A task that is lost (the worker hung or
+died) leaves its scenario unexplained, with the reason; it is counted and shown, never
+dropped.
+
+What it costs is bounded twice: `seconds` per scenario (the shrinker keeps the smallest
+stream it has when time runs out, and says so) and `budget` for the whole run (the
+scenarios not reached are counted as not explained, with that reason).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from scrubcheck.adapters import load_adapter
+from scrubcheck.claims import place
+from scrubcheck.explain.causes import RootCause, group
+from scrubcheck.explain.failure import Explained, explain_scenario
+from scrubcheck.model import Scenario
+from scrubcheck.results import Outcome, RunResult, ScenarioResult
+from scrubcheck.runner import RunSettings
+from scrubcheck.runner.pool import Lost, Task, WorkerPool
+
+#: outcomes whose scenarios have bugs to name
+FAILING = (Outcome.FAIL, Outcome.ERROR, Outcome.TIMEOUT)
+
+
+@dataclass
+class Explanation:
+    """A run's failures as root causes, with what could not be explained and why."""
+
+    causes: list[RootCause]
+    failing: int  # failing scenarios (FAIL, ERROR, TIMEOUT)
+    unexplained: dict[str, str] = field(default_factory=dict)  # scenario id -> why
+    seconds: float = 0.0
+    tries: int = 0  # candidate streams run in all
+
+    @property
+    def explained(self) -> int:
+        return len({s for c in self.causes for s in c.scenarios})
+
+    @property
+    def bugs(self) -> int:
+        return len(self.causes)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "bugs": self.bugs,
+            "failing_scenarios": self.failing,
+            "explained_scenarios": self.explained,
+            "unexplained": dict(sorted(self.unexplained.items())),
+            "seconds": round(self.seconds, 2),
+            "tries": self.tries,
+            "root_causes": [cause.to_dict() for cause in self.causes],
+        }
+
+
+def judged_scenarios(run: RunResult, scenarios: dict[str, Scenario]) -> dict[str, Scenario]:
+    """The run's failing scenarios as the run judged them (placed in its class)."""
+    judged_class = run.settings.get("conformance_class") or "generic"
+    found = {}
+    for result in run.results:
+        scenario = scenarios.get(result.scenario_id)
+        if result.outcome in FAILING and scenario is not None:
+            placed = place(scenario, judged_class).scenario
+            if placed is not None:
+                found[result.scenario_id] = placed
+    return found
+
+
+def settings_of(run: RunResult) -> RunSettings:
+    data = run.settings
+    return RunSettings(seed=int(data.get("seed", 0)),
+                       corpus_paths=tuple(data.get("corpus_paths") or ()),
+                       conformance_class=data.get("conformance_class"))
+
+
+def explain_run(run: RunResult, scenarios: dict[str, Scenario], *, jobs: int = 1,
+                seconds: float = 5.0, budget: float = 600.0, timeout: float = 30.0,
+                on_done: Callable[[int, int], None] | None = None) -> Explanation:
+    """Every failing scenario of `run` explained against the scrubber that ran it
+    (`run.scrubber`), in `jobs` workers."""
+    started = time.monotonic()
+    judged = judged_scenarios(run, scenarios)
+    failing = [r for r in run.results if r.outcome in FAILING]
+    unexplained = {r.scenario_id: "its scenario is not in the corpus given"
+                   for r in failing if r.scenario_id not in judged}
+    by_id = {r.scenario_id: r for r in failing if r.scenario_id in judged}
+    settings = settings_of(run)
+    explained: list[Explained] = []
+    tasks = [Task(i, judged[sid], timeout) for i, sid in enumerate(by_id)]
+    deadline = started + budget
+
+    def make_handler() -> Callable[[Task, Callable[[str], None]], list[Explained]]:
+        adapter = load_adapter(run.scrubber)
+
+        def handle(task: Task, note: Callable[[str], None]) -> list[Explained]:
+            assert task.scenario is not None
+            if time.monotonic() > deadline:
+                raise _OverBudget(task.scenario.id)
+            note(task.scenario.id)
+            return explain_scenario(adapter, task.scenario, by_id[task.scenario.id],
+                                    settings, seconds)
+
+        return handle
+
+    done = [0]
+
+    def on_result(task: Task, payload: list[Explained] | str) -> None:
+        assert task.scenario is not None
+        done[0] += 1
+        if isinstance(payload, str):
+            over = "_OverBudget" in payload
+            unexplained[task.scenario.id] = (
+                f"the explanation's budget of {budget:g} s was spent before it" if over
+                else "the harness failed while shrinking it: " + payload.strip().splitlines()[-1])
+        elif not payload:
+            unexplained[task.scenario.id] = "none of its failures is of a check that shrinks"
+        else:
+            explained.extend(payload)
+        if on_done is not None:
+            on_done(done[0], len(tasks))
+
+    def on_lost(task: Task, lost: Lost) -> None:
+        assert task.scenario is not None
+        done[0] += 1
+        unexplained[task.scenario.id] = (f"the scrubber {lost.kind} while its streams were "
+                                         f"shrunk ({lost.detail})")
+
+    if tasks:
+        with WorkerPool(min(jobs, len(tasks)), make_handler) as pool:
+            pool.run(tasks, on_result, on_lost)
+    causes, left = group(explained)
+    for item in left:
+        if item.scenario_id not in {s for c in causes for s in c.scenarios}:
+            unexplained[item.scenario_id] = (
+                f"its {item.check} failure did not shrink within {seconds:g} s (stopped at "
+                f"{item.size:,} characters)")
+    return Explanation(causes, len(failing), unexplained,
+                       time.monotonic() - started, sum(e.tries for e in explained))
+
+
+class _OverBudget(Exception):
+    """The run's explanation budget was spent before this scenario was reached."""
+
+
+def results_by_id(run: RunResult) -> dict[str, ScenarioResult]:
+    return {r.scenario_id: r for r in run.results}
+
+
+def with_settings(run: RunResult, **changes: Any) -> RunResult:
+    return replace(run, settings={**run.settings, **changes})
