@@ -26,8 +26,8 @@ import sys
 from importlib.metadata import PackageNotFoundError, version
 
 COMMAND_MODULES = (
-    "run", "explain", "show", "lint", "coverage", "peers", "matrix", "diff", "hunt", "fuzz", "gateway",
-    "gateways", "merge", "mutate", "formats", "site", "export", "regenerate",
+    "run", "explain", "show", "lint", "coverage", "peers", "matrix", "diff", "hunt", "fuzz",
+    "gateway", "gateways", "merge", "mutate", "formats", "site", "export", "regenerate",
 )
 
 

@@ -1,5 +1,10 @@
 """`scrubcheck run`: run a scrubber against the corpus and say where it leaks or loses text.
 
+When scenarios fail, their failures are explained as the bugs behind them
+(`scrubcheck.explain`: each shrunk to a smallest stream and grouped by the SPEC decision
+it gets wrong), printed first, and written beside the reports (`explanation.json`,
+`bugs.md`, `bugs/`, `bugs.yaml`); `--no-explain` leaves that out.
+
 Exit 0 when nothing fails at `--level`, 1 on failures (ERROR and TIMEOUT
 included), 2 on usage errors, an unloadable scrubber or corpus errors (which
 are printed as file:line [id]: message; the rest of the corpus still runs),
@@ -16,9 +21,11 @@ from pathlib import Path
 
 from scrubcheck.adapters import AdapterError
 from scrubcheck.adapters.resolve import spec_slug as slug
+from scrubcheck.commands.explain import print_explanation
 from scrubcheck.commands.options import (
     add_claim_options,
     add_dask_options,
+    add_explain_options,
     add_jobs_option,
     add_level_option,
     add_memory_limit_option,
@@ -35,6 +42,8 @@ from scrubcheck.commands.options import (
 )
 from scrubcheck.corpus import load_corpus, select
 from scrubcheck.distributed.dask_runner import DaskError
+from scrubcheck.explain import explain_run, write_explanation
+from scrubcheck.explain.conduct import FAILING
 from scrubcheck.reports.console import print_summary
 from scrubcheck.results import RunResult
 from scrubcheck.runner import RunSettings
@@ -63,6 +72,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_shard_option(parser)
     add_dask_options(parser)
     add_claim_options(parser)
+    parser.add_argument("--no-explain", action="store_true",
+                        help="do not explain the failures as bugs (see `scrubcheck explain`)")
+    add_explain_options(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -109,10 +121,21 @@ def run(args: argparse.Namespace) -> int:
         return _usage(f"cannot load scrubber: {exc}")
     except DaskError as exc:  # the Dask cluster cannot run it
         return _usage(str(exc))
+    explanation = None
+    if not args.no_explain and not result.interrupted and any(
+            r.outcome in FAILING for r in result.results):
+        explanation = explain_run(result, {s.id: s for s in scenarios},
+                                  jobs=RunSettings(jobs=args.jobs).workers,
+                                  seconds=args.explain_seconds, budget=args.explain_budget)
+        print_explanation(explanation, result.scrubber)
+        print()
     print_summary(result, args.level)
     if args.out is not None:
         report_dir = Path(args.out or Path("reports") / slug(args.scrubber))
-        for path in write_all(result, report_dir):
+        paths = write_all(result, report_dir)
+        if explanation is not None:
+            paths += write_explanation(explanation, result, report_dir)
+        for path in paths:
             print(f"report: {path}")
     return result.exit_code(args.level)
 

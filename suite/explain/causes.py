@@ -20,6 +20,7 @@ from typing import Any
 from scrubcheck.evidence import Severity
 from scrubcheck.explain.difference import Did
 from scrubcheck.explain.failure import Explained
+from scrubcheck.explain.rules import decision_rules
 from scrubcheck.explain.signature import Signature
 from scrubcheck.spec import RULES
 
@@ -57,9 +58,11 @@ class RootCause:
 
     @property
     def rules(self) -> list[str]:
-        """The rules the failures were reported under, worst level first."""
+        """The rules that decide the wrong decision (`rules.decision_rules`), then those
+        the failures were reported under, worst level first."""
         found = {f.rule for f in self.failures if f.rule in RULES}
-        return sorted(found, key=lambda r: (RULES[r].level != "MUST", r))
+        seen = sorted(found, key=lambda r: (RULES[r].level != "MUST", r))
+        return list(dict.fromkeys([*decision_rules(self.signature), *seen]))
 
     @property
     def severity(self) -> Severity:

@@ -109,7 +109,7 @@ def first_effect(pieces: Pieces, output: str) -> Effect:
     if added:
         return added[0]
     # white space alone: shown from a removed piece, it is that piece shown
-    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+    for op, i1, _, j1, j2 in matcher.get_opcodes():
         if op in ("insert", "replace") and middle_o[j1:j2]:
             shown = _shown_from(pieces, head + i1, middle_o[j1:j2], strip=False)
             if shown is not None:
@@ -176,6 +176,12 @@ def _shown_at_divergence(pieces: Pieces, output: str) -> Effect | None:
     whole = len(run) == len(piece) or (first.part is Part.REASONING
                                        and p + len(run) == len(output))
     if run and output[p:p + len(run)] == run and whole:
+        if first.part is Part.DELIMITER:
+            # the same text standing in the block as its content is likelier what showed
+            inner = _substring(pieces.text, start, end, run, pieces)
+            if inner and pieces.labels[inner[0]].part is Part.REASONING:
+                return Effect(Did.SHOWS_REASONING, inner[0], pieces.labels[inner[0]],
+                              situation(pieces, inner[0]))
         label = pieces.labels[removed[0]]
         if label.part is Part.DELIMITER:
             return Effect(Did.SHOWS_DELIMITER, removed[0], label)

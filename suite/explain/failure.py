@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from scrubcheck.adapters import Adapter
+from scrubcheck.checks.names import Check
 from scrubcheck.evidence import Evidence
 from scrubcheck.explain.difference import Did
 from scrubcheck.explain.pieces import read_pieces
@@ -107,7 +108,7 @@ def explain_scenario(adapter: Adapter, scenario: Scenario, result: ScenarioResul
                      settings: RunSettings, seconds: float) -> list[Explained]:
     """Every distinct failure of `result` explained, within `seconds` in all."""
     if result.outcome in (Outcome.TIMEOUT, Outcome.ERROR) and not any(
-            f.check != "exception" for f in result.failures):
+            f.check != Check.EXCEPTION for f in result.failures):
         return [Explained(result.scenario_id, result.outcome.value, "R-ROBUST-1", "MUST",
                           False, _result_signature(result), deltas=tuple(scenario.deltas),
                           context=scenario.context, complete=False,

@@ -150,12 +150,12 @@ def read_pieces(text: str, context: Context) -> Pieces:
         for k in range(offset, offset + length):
             shown[k] = True
             origin.append(k)
-    for found in reading.tags:  # removed tags, spliced ones joined across a removed piece
-        tag = vocabulary.lookup(found.raw)
-        i, k = found.offset, 0
-        while tag is not None and k < len(found.raw) and i < len(text):
-            if not shown[i] and labels[i] is None and fold(text[i]) == fold(found.raw[k]):
-                labels[i] = Label(Part.DELIMITER, tag, found.offset, found.raw)
+    for removed in reading.tags:  # removed tags, spliced ones joined across a removed piece
+        tag = vocabulary.lookup(removed.raw)
+        i, k = removed.offset, 0
+        while tag is not None and k < len(removed.raw) and i < len(text):
+            if not shown[i] and labels[i] is None and fold(text[i]) == fold(removed.raw[k]):
+                labels[i] = Label(Part.DELIMITER, tag, removed.offset, removed.raw)
                 k += 1
             i += 1
     # inside a removed range, the delimiters that shape it: a close ending it, and a

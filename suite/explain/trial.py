@@ -209,7 +209,7 @@ def _observe(adapter: Adapter, trial: Trial, candidate: Candidate) -> Seen:
 
 def _seen(trace: Trace, expected: str, effect: Effect) -> Seen:
     error = trace.error.summary if trace.error is not None else ""
-    if error:  # the exception's type names the decision; its message may vary
+    if trace.error is not None:  # the exception's type names the decision, not its message
         effect = Effect(Did.RAISES, situation=f"{error.split(':')[0]} in {trace.error.call}()")
     elif trace.bad_returns:
         bad = trace.bad_returns[0]

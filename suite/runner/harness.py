@@ -57,7 +57,7 @@ GATEWAY_PARTS = ("gateway",)
 #: (`source_digest`, a peer's manifest folder) so that editing one scrubber keeps the
 #: cached results of every other.
 OUTSIDE = (
-    "cli", "commands", "distributed", "hunt", "matrix", "mutation", "plugin_runs",
+    "cli", "commands", "distributed", "explain", "hunt", "matrix", "mutation", "plugin_runs",
     "pytest_plugin", "regenerate", "reports", "site", "vectors", "cachedir", "__init__",
     "scrubbers", "corpora", "formatfiles",
 )
