@@ -48,6 +48,9 @@ class IsolatedRuns:
     results: dict[str, ScenarioResult] = field(default_factory=dict)
     linear: ScenarioResult | None = None
     options: OptionNames = COMMAND_LINE  # how the plugin spells the options messages advise
+    #: the settings the runs were judged under (the conformance class resolved), for
+    #: explaining their failures afterwards
+    judged: dict = field(default_factory=dict)
 
     @classmethod
     def for_jobs(cls, spec: str, settings: RunSettings, *, ahead: bool,
@@ -92,4 +95,12 @@ class IsolatedRuns:
                          options=self.options)
         if run.interrupted:
             raise KeyboardInterrupt
+        self.judged = run.settings
         return run
+
+    def as_run(self) -> RunResult:
+        """The results judged so far as one run (what `explain` reads)."""
+        return RunResult(scrubber=self.spec, scrubber_kind="", supported_features=[],
+                         accepted_context=[], spec_version="", scrubcheck_version="",
+                         started_at="", duration_s=0.0, settings=dict(self.judged),
+                         results=list(self.results.values()))

@@ -73,6 +73,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="seed of the random chunkings (default: the runner's)")
     group.addoption("--scrubcheck-xfail", metavar="FILE", default=None,
                     help="expected failures: one scenario id per line, # comments")
+    group.addoption("--scrubcheck-no-explain", action="store_true", default=False,
+                    help="do not explain the failing scenarios as bugs in the summary")
     group.addoption("--scrubcheck-jobs", metavar="N", type=int, default=None,
                     help="worker processes running the scrubber (default: all cores)")
     group.addoption(OPTIONS.timeout, metavar="S", type=float, default=60.0,
@@ -393,6 +395,26 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         message = report.longrepr[2]
         report.longrepr = (item.scenario.file, item.scenario.line, message)
     return report
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    """The bugs behind the failing scenarios, each with its smallest stream: what a
+    maintainer acts on, above pytest's list of failed tests (`scrubcheck.explain`)."""
+    state = config.stash.get(_STATE, None)
+    if state is None or config.getoption("scrubcheck_no_explain"):
+        return
+    from scrubcheck.explain import explain_run
+    from scrubcheck.explain.conduct import FAILING
+    from scrubcheck.explain.render import console_lines
+
+    run = state.runs.as_run()
+    if not any(r.outcome in FAILING for r in run.results):
+        return
+    explanation = explain_run(run, {s.id: s for s in state.order},
+                              jobs=state.runs.settings.workers)
+    terminalreporter.section("scrubcheck: the bugs behind the failures")
+    for line in console_lines(explanation, run.scrubber):
+        terminalreporter.write_line(line)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

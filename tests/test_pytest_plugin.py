@@ -149,6 +149,20 @@ def test_a_leaking_scrubber_fails_with_the_report_text(project) -> None:
     assert result.ret == pytest.ExitCode.TESTS_FAILED
 
 
+def test_the_summary_names_the_bug_behind_the_failures(project) -> None:
+    """One bug, one line at the end, with its smallest stream: not one block per test."""
+    result = run(project, "scrubbers_under_test.py:Passthrough", *NO_LINEAR)
+    result.stdout.fnmatch_lines([
+        "*scrubcheck: the bugs behind the failures*",
+        "1 bug explains 1 of 1 failing scenario *",
+        "  1. LEAK  a delimiter is shown",
+        '     smallest stream: feed("<think>") flush()',
+    ])
+    quiet = run(project, "scrubbers_under_test.py:Passthrough", "--scrubcheck-no-explain",
+                *NO_LINEAR)
+    assert "the bugs behind the failures" not in quiet.stdout.str()
+
+
 def test_filters_by_area_rule_and_keyword(project) -> None:
     # the scrubber-wide check comes with any selection, as in `scrubcheck run --rule`
     result = run(project, "reference", "--scrubcheck-rule", "R-FID-*", "--collect-only", "-q")
