@@ -206,6 +206,19 @@ def test_the_command_writes_reports_and_the_smallest_streams_replay(tmp_path: Pa
     assert main(["run", "--corpus", corpus, "--no-linear", "--no-progress"]) == 0
 
 
+def test_explanations_are_kept_and_reused_as_results_are(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("SCRUBCHECK_CACHE", str(tmp_path / "cache"))
+    scenarios = [s for s in load_corpus(None).scenarios if "R-ORPHAN-2" in s.rules][:20]
+    run = run_corpus(BROKEN["prefill_ignored"], scenarios,
+                     RunSettings(jobs=2, linear_check=False))
+    by_id = {s.id: s for s in scenarios}
+    first = explain_run(run, by_id, jobs=2)
+    again = explain_run(run, by_id, jobs=2)
+    assert first.reused == 0 and again.reused == first.failing > 0
+    assert [c.to_dict() for c in again.causes] == [c.to_dict() for c in first.causes]
+    assert explain_run(run, by_id, jobs=2, cache=False).reused == 0
+
+
 def test_a_report_without_failures_has_nothing_to_explain(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
     assert main(["run", "--rule", "R-ORPHAN-2", "--no-linear", "--out", str(run_dir),

@@ -43,6 +43,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_corpus_option(parser)
     add_jobs_option(parser)
     add_explain_options(parser)
+    parser.add_argument("--no-cache", action="store_true",
+                        help="explain every failure anew (the cache keeps explanations under "
+                             "the user cache dir, keyed on the implementation and harness)")
     parser.add_argument("--out", type=Path, default=None, metavar="DIR",
                         help="also write explanation.json, bugs.md, bugs/bug-N.md and "
                              "bugs.yaml there")
@@ -65,7 +68,8 @@ def run(args: argparse.Namespace) -> int:
         print(error, file=sys.stderr)
     try:
         explanation = explain_run(report, corpus.by_id(), jobs=args.jobs or 2,
-                                  seconds=args.explain_seconds, budget=args.explain_budget)
+                                  seconds=args.explain_seconds, budget=args.explain_budget,
+                                  cache=not args.no_cache)
     except AdapterError as exc:
         return _usage(f"cannot load scrubber {report.scrubber}: {exc}")
     print_explanation(explanation, report.scrubber)

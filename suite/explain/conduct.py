@@ -23,6 +23,7 @@ from scrubcheck.adapters import load_adapter
 from scrubcheck.claims import place
 from scrubcheck.explain.causes import RootCause, group
 from scrubcheck.explain.failure import Explained, explain_scenario
+from scrubcheck.explain.store import Store, entry_key
 from scrubcheck.model import Scenario
 from scrubcheck.results import Outcome, RunResult, ScenarioResult
 from scrubcheck.runner import RunSettings
@@ -41,6 +42,7 @@ class Explanation:
     unexplained: dict[str, str] = field(default_factory=dict)  # scenario id -> why
     seconds: float = 0.0
     tries: int = 0  # candidate streams run in all
+    reused: int = 0  # scenarios whose explanation came from the cache
 
     @property
     def explained(self) -> int:
@@ -58,6 +60,7 @@ class Explanation:
             "unexplained": dict(sorted(self.unexplained.items())),
             "seconds": round(self.seconds, 2),
             "tries": self.tries,
+            "reused": self.reused,
             "root_causes": [cause.to_dict() for cause in self.causes],
         }
 
@@ -84,9 +87,11 @@ def settings_of(run: RunResult) -> RunSettings:
 
 def explain_run(run: RunResult, scenarios: dict[str, Scenario], *, jobs: int = 1,
                 seconds: float = 5.0, budget: float = 600.0, timeout: float = 30.0,
-                on_done: Callable[[int, int], None] | None = None) -> Explanation:
+                on_done: Callable[[int, int], None] | None = None,
+                cache: bool = True) -> Explanation:
     """Every failing scenario of `run` explained against the scrubber that ran it
-    (`run.scrubber`), in `jobs` workers."""
+    (`run.scrubber`), in `jobs` workers; with `cache`, what an earlier explanation of
+    the same scenario, failures, implementation and harness found is reused (`store`)."""
     started = time.monotonic()
     judged = judged_scenarios(run, scenarios)
     failing = [r for r in run.results if r.outcome in FAILING]
@@ -95,6 +100,17 @@ def explain_run(run: RunResult, scenarios: dict[str, Scenario], *, jobs: int = 1
     by_id = {r.scenario_id: r for r in failing if r.scenario_id in judged}
     settings = settings_of(run)
     explained: list[Explained] = []
+    store = Store(run.scrubber, settings.seed, settings.conformance_class, seconds) if cache \
+        else None
+    keys = {sid: entry_key(judged[sid], by_id[sid], settings.conformance_class)
+            for sid in by_id}
+    reused = 0
+    for sid in list(by_id):
+        found = store.get(keys[sid]) if store is not None else None
+        if found is not None:
+            explained.extend(found)
+            reused += 1
+            del by_id[sid]
     tasks = [Task(i, judged[sid], timeout) for i, sid in enumerate(by_id)]
     deadline = started + budget
 
@@ -125,6 +141,8 @@ def explain_run(run: RunResult, scenarios: dict[str, Scenario], *, jobs: int = 1
             unexplained[task.scenario.id] = "none of its failures is of a check that shrinks"
         else:
             explained.extend(payload)
+            if store is not None:
+                store.put(keys[task.scenario.id], payload)
         if on_done is not None:
             on_done(done[0], len(tasks))
 
@@ -137,14 +155,16 @@ def explain_run(run: RunResult, scenarios: dict[str, Scenario], *, jobs: int = 1
     if tasks:
         with WorkerPool(min(jobs, len(tasks)), make_handler) as pool:
             pool.run(tasks, on_result, on_lost)
+    if store is not None:
+        store.save()
     causes, left = group(explained)
     for item in left:
         if item.scenario_id not in {s for c in causes for s in c.scenarios}:
             unexplained[item.scenario_id] = (
                 f"its {item.check} failure did not shrink within {seconds:g} s (stopped at "
                 f"{item.size:,} characters)")
-    return Explanation(causes, len(failing), unexplained,
-                       time.monotonic() - started, sum(e.tries for e in explained))
+    return Explanation(causes, len(failing), unexplained, time.monotonic() - started,
+                       sum(e.tries for e in explained), reused)
 
 
 class _OverBudget(Exception):
