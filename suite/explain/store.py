@@ -64,9 +64,10 @@ def _as_dict(item: Explained) -> dict[str, Any]:
 
 
 def _from_dict(raw: dict[str, Any]) -> Explained:
-    sig = dict(raw["signature"])
-    signature = Signature(Did[sig.pop("did")], **{k: tuple(v) if isinstance(v, list) else v
-                                                  for k, v in sig.items()})
+    sig = raw["signature"]
+    signature = Signature(Did[sig["did"]], piece=sig["piece"], family=sig["family"],
+                          case=sig["case"], boundary=sig["boundary"],
+                          needs=tuple(sig["needs"]), context=tuple(sig["context"]))
     context = dict(raw["context"])
     context["features"] = tuple(context.get("features") or ())
     context["delimiters"] = custom_delimiters(context.get("delimiters"))
