@@ -14,7 +14,7 @@ pass, reuse, robustness); within each group, by how many scenarios they explain.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from scrubcheck.evidence import Severity
@@ -135,7 +135,34 @@ def _grouped(explained: list[Explained]) -> list[RootCause]:
         cause.failures.append(item)
         if _smaller(item, cause.smallest):
             cause.smallest = item
-    return sorted(_fold_narrower(list(causes.values())), key=sort_key)
+    return sorted(_join_unrecognised(_fold_narrower(list(causes.values()))), key=sort_key)
+
+
+def _join_unrecognised(causes: list[RootCause]) -> list[RootCause]:
+    """A delimiter the implementation does not recognise shows where it stands alone and
+    hides the answer after it where it should have closed a block: one bug, two faces.
+    A delimiter shown and an answer dropped after a delimiter join when they need the
+    same particular of it (a letter case, a format, a split), which says it is the
+    delimiter that is missed; with no particular in common they stay apart."""
+    def particulars(signature: Signature) -> tuple[str, str, str]:
+        return signature.case, signature.family, signature.boundary
+
+    shown = {particulars(c.signature): c for c in causes
+             if c.signature.did is Did.SHOWS_DELIMITER and any(particulars(c.signature))}
+    kept = []
+    for cause in causes:
+        signature = cause.signature
+        home = shown.get(particulars(signature))
+        if signature.did is Did.DROPS_ANSWER and signature.piece == "answer text after "\
+                "delimiter" and home is not None:
+            home.failures.extend(cause.failures)
+            continue
+        kept.append(cause)
+    for cause in shown.values():
+        if len({f.signature for f in cause.failures}) > 1:  # it took in a dropped answer
+            cause.signature = replace(cause.signature, did=Did.MISSES_DELIMITER,
+                                      piece="delimiter")
+    return kept
 
 
 def _fold_narrower(causes: list[RootCause]) -> list[RootCause]:

@@ -33,6 +33,7 @@ class Did(StrEnum):
     DROPS_SPACE = "drops or adds white space"
     HOLDS_BACK = "holds decided text back"
     MISHANDLES_DELTA = "goes wrong on a delta of one kind"
+    MISSES_DELIMITER = "does not recognise a delimiter"  # shown, or what follows hidden
     CHANGES_ON_SECOND_PASS = "changes its own output on a second pass"
     DIFFERS_AFTER_REUSE = "gives another output when reused after a stream"
     RETURNS_WRONG_TYPE = "returns something other than str"
@@ -43,13 +44,14 @@ class Did(StrEnum):
 
     def same(self, other: Did) -> bool:
         """Whether two wrong decisions are one for shrinking and probing: showing a
-        delimiter and showing reasoning are both showing what SPEC hides."""
-        return self is other or (self.kind == "leak" and other.kind == "leak")
+        delimiter and showing reasoning are both showing what SPEC hides; dropping,
+        repeating or adding answer text all change the answer."""
+        return self is other or (self.kind == other.kind and self.kind in ("leak", "loss"))
 
     @property
     def kind(self) -> str:
         """leak, loss or other: the order root causes are listed in."""
-        if self in (Did.SHOWS_DELIMITER, Did.SHOWS_REASONING):
+        if self in (Did.SHOWS_DELIMITER, Did.SHOWS_REASONING, Did.MISSES_DELIMITER):
             return "leak"
         if self in (Did.DROPS_ANSWER, Did.DROPS_LITERAL, Did.DROPS_SPACE, Did.ADDS_TEXT):
             return "loss"

@@ -73,8 +73,10 @@ def _context_rules(signature: Signature) -> list[str]:
 
 def decision_rules(signature: Signature) -> tuple[str, ...]:
     """The rules that decide what `signature`'s implementation got wrong, first first."""
-    if signature.did is Did.SHOWS_DELIMITER:
+    if signature.did in (Did.SHOWS_DELIMITER, Did.MISSES_DELIMITER):
         rules = _delimiter_rules(signature)
+    elif signature.did is Did.DROPS_ANSWER and signature.case:
+        rules = ["R-VOCAB-1", "R-FID-1"]
     elif signature.did is Did.SHOWS_REASONING:
         rules = list(_SITUATION.get(signature.piece, ("R-LEAK-1",)))
     else:

@@ -76,13 +76,16 @@ class Signature:
         what = {
             Did.SHOWS_DELIMITER: f"{self._delimiter()} is shown",
             Did.SHOWS_REASONING: f"the reasoning of {self.piece or 'a block'} is shown",
-            Did.DROPS_ANSWER: "answer text is dropped",
+            Did.DROPS_ANSWER: self._dropped(),
             Did.DROPS_LITERAL: f"{self._delimiter()}'s text that SPEC keeps literal "
                                "is dropped",
             Did.DROPS_SPACE: "white space of the answer is dropped or added",
             Did.ADDS_TEXT: ("answer text is repeated" if self.piece == "a repeat of answer text"
                             else "text that is not in the stream is added"),
             Did.HOLDS_BACK: "decided text is held back",
+            Did.MISSES_DELIMITER: f"{self._delimiter()} is not recognised (it is shown, "
+                                  "or the answer after it is dropped)"
+                                  + (f" {self.boundary}" if self.boundary else ""),
             Did.MISHANDLES_DELTA: f"{self.piece} is mishandled (the text around it comes "
                                   "out wrong)",
             Did.CHANGES_ON_SECOND_PASS: f"a second pass over the output changes it "
@@ -95,11 +98,22 @@ class Signature:
             Did.ERRORS: f"cannot be judged ({self.piece})",
             Did.NOTHING: f"fails {self.piece} with no difference in its output",
         }[self.did]
-        where = [self.boundary] if self.boundary else []
+        where = [self.boundary] if self.boundary and self.did is not Did.MISSES_DELIMITER \
+            else []
         where += [f"in {need}" if need == "code" else f"with {need}" for need in self.needs]
         where += [f"when {setting}" for setting in self.context
                   if not (self.piece == "a pre-filled block" and "pre-filled" in setting)]
         return what + (" " + ", ".join(where) if where else "")
+
+    def _dropped(self) -> str:
+        """'answer text is dropped', or 'the answer after a close delimiter in another
+        letter case than the vocabulary's is dropped'."""
+        if not self.piece.startswith("answer text after "):
+            return "answer text is dropped"
+        after = self.piece.removeprefix("answer text after ")
+        article = "an" if after[0] in "aeiou" else "a"
+        case = " in another letter case than the vocabulary's" if self.case else ""
+        return f"the answer after {article} {after}{case} is dropped"
 
     def _delimiter(self) -> str:
         """The delimiter concerned in words: 'an open delimiter', 'a harmony marker
@@ -130,8 +144,8 @@ def context_words(context: Context) -> tuple[str, ...]:
         words.append("the template pre-filled the open (starts_in_reasoning)")
     if context.inline_answer:
         words.append("inline_answer is set")
-    if context.finish_reason != "stop":
-        words.append(f"the stream ends with finish_reason {context.finish_reason}")
+    if context.finish_reason != "stop":  # length, a content filter, tool calls alike
+        words.append("the stream ends with a finish_reason other than stop")
     if context.may_skip_reasoning:
         words.append("may_skip_reasoning is set")
     if context.delimiters:
@@ -268,8 +282,53 @@ def _signature(adapter: Adapter, trial: Trial, candidate: Candidate, seen: Seen,
     if effect.did is Did.SHOWS_REASONING:
         return replace(base, piece=_situation(prober, candidate, pieces, effect),
                        family=family_name, boundary=_boundary(candidate, pieces, -1)), candidate
+    if effect.did is Did.DROPS_SPACE and _letters_dropped_too(prober, candidate, pieces):
+        effect = replace(effect, did=Did.DROPS_ANSWER)
+        base = replace(base, did=Did.DROPS_ANSWER)
+    if effect.did is Did.DROPS_ANSWER:
+        return _dropped_after(base, prober, candidate, pieces, effect, family_name), candidate
     return replace(base, piece=effect.situation or effect.did.value, family=family_name,
                    boundary=_boundary(candidate, pieces, -1)), candidate
+
+
+def _letters_dropped_too(prober: _Prober, candidate: Candidate, pieces: Pieces) -> bool:
+    """Whether the answer's white space, made letters, is dropped all the same: then the
+    bug drops answer text, white space or not."""
+    text = "".join("x" if c.isspace() and label.part is Part.ANSWER else c
+                   for c, label in zip(candidate.text, pieces.labels, strict=True))
+    return text != candidate.text and prober.still(replace(candidate, text=text))
+
+
+def _dropped_after(base: Signature, prober: _Prober, candidate: Candidate, pieces: Pieces,
+                   effect: Effect, family_name: str) -> Signature:
+    """Answer text dropped, said with the delimiter right before it when the stream has
+    one (the answer after a close the implementation did not see), its letter case
+    kept only when the vocabulary's spelling takes the drop away."""
+    boundary = _boundary(candidate, pieces, -1)
+    before = next((k for k in range(effect.at - 1, -1, -1)
+                   if pieces.labels[k].part is Part.DELIMITER), None)
+    if before is None:
+        return replace(base, piece="answer text", family=family_name, boundary=boundary)
+    label = pieces.labels[before]
+    assert label.tag is not None
+    start, end = pieces.delimiter_span(before)
+    alone = Candidate(candidate.text[end:], tuple(c - end for c in candidate.cuts if c > end),
+                      Context(conformance_class=candidate.context.conformance_class))
+    if alone.text and prober.still(alone):  # dropped without the delimiter too
+        return replace(base, piece="answer text", family=family_name, boundary=boundary)
+    raw = candidate.text[start:end]
+    case = ""
+    if case_of(raw, label.tag) != "as spelled" and not prober.still(
+            _swap(candidate, start, end, label.tag.text)):
+        case = "other letter case"
+    if any(start < c < end for c in candidate.cuts):
+        outside = tuple(c for c in candidate.cuts if not start < c < end)
+        failing = [k for k in range(1, end - start) if prober.still(
+            replace(candidate, cuts=tuple(sorted((*outside, start + k)))))]
+        boundary = "when a delta boundary splits it " + _where(failing, end - start) \
+            if failing else "when a delta boundary splits it"
+    return replace(base, piece="answer text after delimiter", family=family_name, case=case,
+                   boundary=boundary)
 
 
 #: deltas whose kind a bug can be about, in words
