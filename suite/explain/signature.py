@@ -35,7 +35,9 @@ from scrubcheck.vocabulary import (
     GENERIC,
     Tag,
     TagKind,
+    default_tags,
     feature_tags,
+    fold,
 )
 
 #: pieces that stand for several others (a probe widened them)
@@ -321,6 +323,9 @@ def _dropped_after(base: Signature, prober: _Prober, candidate: Candidate, piece
     if case_of(raw, label.tag) != "as spelled" and not prober.still(
             _swap(candidate, start, end, label.tag.text)):
         case = "other letter case"
+    if family_name not in ("", "custom") and candidate.context.conformance_class == GENERIC \
+            and _every_feature(prober, candidate, start, end, label.tag):
+        family_name = "enabled feature"
     if any(start < c < end for c in candidate.cuts):
         outside = tuple(c for c in candidate.cuts if not start < c < end)
         failing = [k for k in range(1, end - start) if prober.still(
@@ -484,7 +489,7 @@ def _delimiter_signature(base: Signature, prober: _Prober, candidate: Candidate,
         piece = "any delimiter"
     if fam not in ("", "custom") and candidate.context.conformance_class == GENERIC \
             and _every_feature(prober, candidate, start, end, tag):
-        fam, case = "enabled feature", ""
+        fam, case, piece = "enabled feature", "", "any delimiter"
     if boundary == "split inside the delimiter":
         boundary = _split_positions(prober, candidate, start, end, tag)
     signature = replace(base, piece=piece, family=fam, case=case, boundary=boundary)
@@ -496,6 +501,8 @@ def _delimiter_signature(base: Signature, prober: _Prober, candidate: Candidate,
     return signature
 
 
+#: the default family's delimiters, folded
+_DEFAULT = frozenset(fold(t.text) for t in default_tags())
 #: the share of the other feature formats that must show the same wrong decision for a
 #: bug to be about the features and not one format
 SWEEP_SHARE = 0.75
@@ -511,8 +518,10 @@ def _every_feature(prober: _Prober, candidate: Candidate, start: int, end: int,
     for name, feature in FEATURES.items():
         if name in candidate.context.features:
             continue
+        # its own delimiter of that kind: one the default family also spells says
+        # nothing of how features are handled
         other = next((t for t in feature_tags(feature) if t.kind is tag.kind
-                      and t.header == tag.header), None)
+                      and fold(t.text) not in _DEFAULT), None)
         if other is None:
             continue
         probe = _swap(replace(candidate, context=replace(candidate.context, features=(name,))),
