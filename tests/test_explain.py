@@ -225,3 +225,16 @@ def test_a_report_without_failures_has_nothing_to_explain(tmp_path: Path) -> Non
                  "--no-progress"]) == 0
     assert main(["explain", str(run_dir / "report.json")]) == 0
     assert main(["explain", str(tmp_path / "missing.json")]) == 2
+
+
+def test_a_hunt_reports_its_findings_as_bugs(capsys) -> None:
+    """Every property the hunt saw fail on a case-blind scrubber is one bug."""
+    code = main(["hunt", "--scrubber", BROKEN["case_sensitive"], "--seed", "1",
+                 "--max-examples", "600", "--time", "120", "--no-linear"])
+    out = capsys.readouterr().out
+    assert code == 1
+    import re
+    findings = re.search(r": (\d+) distinct finding", out).group(1)
+    assert int(findings) >= 2, out  # several properties fail, or the test proves nothing
+    assert f"1 bug explains {findings} of {findings} failing scenarios" in out, out
+    assert "letter case" in out

@@ -19,10 +19,12 @@ from typing import Protocol, TypeVar
 
 from scrubcheck.adapters import AdapterError
 from scrubcheck.checks.linear import LinearMeasurement
+from scrubcheck.commands.explain import print_explanation
 from scrubcheck.commands.options import (
     add_against_option,
     add_alias,
     add_claim_options,
+    add_explain_options,
     add_level_option,
     add_memory_limit_option,
     add_no_linear_option,
@@ -32,7 +34,9 @@ from scrubcheck.commands.options import (
     add_timeout_option,
     usage_for,
 )
+from scrubcheck.explain import explain_run
 from scrubcheck.hunt import Finding
+from scrubcheck.hunt.as_scenario import finding_scenario
 from scrubcheck.hunt.findings_output import (
     exit_code,
     linear_lines,
@@ -40,7 +44,8 @@ from scrubcheck.hunt.findings_output import (
     print_summary,
     save_findings,
 )
-from scrubcheck.model import GENERIC
+from scrubcheck.model import GENERIC, Scenario
+from scrubcheck.results import Outcome, RunResult, ScenarioResult
 
 #: Adds a command's own options at one place among the shared ones.
 AddOptions = Callable[[argparse.ArgumentParser], None]
@@ -80,6 +85,33 @@ def add_search_options(parser: argparse.ArgumentParser, words: SearchWords, *,
     add_memory_limit_option(parser, words.memory_what, words.memory_default)
     add_level_option(parser, "findings")
     add_claim_options(parser)
+    parser.add_argument("--no-explain", action="store_true",
+                        help="do not group the findings into the bugs behind them")
+    add_explain_options(parser)
+
+
+def findings_as_run(spec: str, findings: list[Finding],
+                    conformance_class: str | None) -> tuple[RunResult, dict[str, Scenario]]:
+    """A search's findings as a run of one scenario each (the scenario each would be
+    saved as), so that `explain` groups them into bugs as it does a run's failures."""
+    scenarios: dict[str, Scenario] = {}
+    results = []
+    for finding in findings:
+        scenario = finding_scenario(finding)
+        if scenario is None:  # a linear-time finding: measured once, not shrunk
+            continue
+        scenarios[scenario.id] = scenario
+        failure = finding.violation.amended(chunking="recorded",
+                                            deltas=tuple(scenario.deltas))
+        results.append(ScenarioResult(scenario.id, scenario.area, list(scenario.rules),
+                                      scenario.file, scenario.line, scenario.description,
+                                      Outcome.FAIL, failures=[failure]))
+    run = RunResult(scrubber=spec, scrubber_kind="", supported_features=[],
+                    accepted_context=[], spec_version="", scrubcheck_version="",
+                    started_at="", duration_s=0.0,
+                    settings={"seed": 0, "conformance_class": conformance_class},
+                    results=results)
+    return run, scenarios
 
 
 def class_line(judged: str) -> list[str]:
@@ -127,6 +159,12 @@ def report_search(tool: str, args: argparse.Namespace,
         return usage_for(tool)(f"cannot load scrubber: {exc}")
     print_summary(tool, result.spec, result.findings, result.seconds,
                   [*lines(result), *linear_lines(result.linear)], result.errors)
+    if result.findings and not args.no_explain:
+        run, scenarios = findings_as_run(result.spec, result.findings, args.claim)
+        if run.results:
+            print()
+            print_explanation(explain_run(run, scenarios, seconds=args.explain_seconds,
+                                          budget=args.explain_budget), result.spec)
     if args.out and result.findings:
         for path in save_findings(result.findings, args.out):
             print(f"saved: {path}")

@@ -26,6 +26,7 @@ from scrubcheck.adapters import Adapter
 from scrubcheck.adapters.drive import Trace, run_rescrub, run_reused, run_stream
 from scrubcheck.checks import POISONS
 from scrubcheck.checks.names import Check
+from scrubcheck.checks.registry import BY_NAME, CHECKS
 from scrubcheck.evidence import Evidence
 from scrubcheck.explain.difference import NONE, Did, Effect, first_effect
 from scrubcheck.explain.pieces import Part, read_pieces
@@ -105,7 +106,7 @@ def trial_of(failure: Evidence, scenario: Scenario) -> tuple[Trial, Candidate] |
     work does not shrink, e.g. the linear-time check)."""
     context = scenario.context
     deltas = failure.deltas or _rebuilt(scenario, failure.chunking)
-    check = failure.check
+    check = _check_of(failure.check)
     if failure.chunking.startswith("trunc@"):
         return Trial(Mode.STREAM, OUTPUT_CHECKS), Candidate.of(deltas, context.truncated())
     if check in OUTPUT_CHECKS:
@@ -124,6 +125,14 @@ def trial_of(failure: Evidence, scenario: Scenario) -> tuple[Trial, Candidate] |
         return (Trial(Mode.HOLD, frozenset({Check.HOLDBACK})),
                 Candidate.of((scenario.text,), context))
     return None
+
+
+def _check_of(name: str) -> str:
+    """The check a failure names: a check, or a hunt or fuzz property (the first check
+    the registry runs under it)."""
+    if name in BY_NAME:
+        return name
+    return next((str(entry.name) for entry in CHECKS if entry.prop == name), name)
 
 
 def _rebuilt(scenario: Scenario, label: str) -> tuple[str, ...]:
