@@ -410,8 +410,9 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     run = state.runs.as_run()
     if not any(r.outcome in FAILING for r in run.results):
         return
-    explanation = explain_run(run, {s.id: s for s in state.order},
-                              jobs=state.runs.settings.workers)
+    settings = state.runs.settings
+    explanation = explain_run(run, {s.id: s for s in state.order}, jobs=settings.workers,
+                              timeout=5.0 + settings.timeout_s)
     terminalreporter.section("scrubcheck: the bugs behind the failures")
     for line in console_lines(explanation, run.scrubber):
         terminalreporter.write_line(line)

@@ -126,7 +126,8 @@ def run(args: argparse.Namespace) -> int:
             r.outcome in FAILING for r in result.results):
         explanation = explain_run(result, {s.id: s for s in scenarios},
                                   jobs=RunSettings(jobs=args.jobs).workers,
-                                  seconds=args.explain_seconds, budget=args.explain_budget)
+                                  seconds=args.explain_seconds, budget=args.explain_budget,
+                                  timeout=args.explain_seconds + args.timeout)
         print_explanation(explanation, result.scrubber)
         print()
     print_summary(result, args.level)

@@ -22,7 +22,7 @@ from typing import Any
 from scrubcheck.adapters import load_adapter
 from scrubcheck.claims import place
 from scrubcheck.explain.causes import RootCause, group
-from scrubcheck.explain.failure import Explained, explain_scenario
+from scrubcheck.explain.failure import Explained, by_message, explain_scenario
 from scrubcheck.explain.store import Store, entry_key
 from scrubcheck.model import Scenario
 from scrubcheck.results import Outcome, RunResult, ScenarioResult
@@ -91,7 +91,9 @@ def explain_run(run: RunResult, scenarios: dict[str, Scenario], *, jobs: int = 1
                 cache: bool = True) -> Explanation:
     """Every failing scenario of `run` explained against the scrubber that ran it
     (`run.scrubber`), in `jobs` workers; with `cache`, what an earlier explanation of
-    the same scenario, failures, implementation and harness found is reused (`store`)."""
+    the same scenario, failures, implementation and harness found is reused (`store`).
+    `timeout`: wall-clock seconds a worker may spend on one scenario before it is killed
+    (a scrubber that hangs on a smaller stream); `seconds` of them go to shrinking."""
     started = time.monotonic()
     judged = judged_scenarios(run, scenarios)
     failing = [r for r in run.results if r.outcome in FAILING]
@@ -105,6 +107,11 @@ def explain_run(run: RunResult, scenarios: dict[str, Scenario], *, jobs: int = 1
     keys = {sid: entry_key(judged[sid], by_id[sid], settings.conformance_class)
             for sid in by_id}
     reused = 0
+    for sid in list(by_id):  # errors and hangs: grouped by their message, here and now
+        grouped = by_message(judged[sid], by_id[sid])
+        if grouped is not None:
+            explained.extend(grouped)
+            del by_id[sid]
     for sid in list(by_id):
         found = store.get(keys[sid]) if store is not None else None
         if found is not None:

@@ -70,7 +70,10 @@ _WHERE = re.compile(r"\s*\([^()]*\.py:\d+[^()]*\)")
 
 
 def message_shape(text: str) -> str:
-    """A message with its numbers, quoted values and source places taken out."""
+    """A message with its numbers, quoted values and source places taken out, and what
+    it says of the stream it was on and how to replay it."""
+    text = text.split("; replay:")[0]
+    text = re.sub(r" (?:while running|under) \S+", "", text)
     text = _WHERE.sub("", text)
     return _NUMBER.sub("N", _QUOTED.sub("…", text)).strip()
 
@@ -104,15 +107,23 @@ def _result_signature(result: ScenarioResult) -> Signature:
     return Signature(Did.ERRORS, piece=message_shape(reason))
 
 
+def by_message(scenario: Scenario, result: ScenarioResult) -> list[Explained] | None:
+    """An ERROR or TIMEOUT result explained by its own message, with no run of the
+    scrubber (None: a result whose failures are to be shrunk)."""
+    if result.outcome not in (Outcome.TIMEOUT, Outcome.ERROR) or any(
+            f.check != Check.EXCEPTION for f in result.failures):
+        return None
+    return [Explained(result.scenario_id, result.outcome.value, "R-ROBUST-1", "MUST",
+                      False, _result_signature(result), deltas=tuple(scenario.deltas),
+                      context=scenario.context, complete=False, label=result.outcome.value)]
+
+
 def explain_scenario(adapter: Adapter, scenario: Scenario, result: ScenarioResult,
                      settings: RunSettings, seconds: float) -> list[Explained]:
     """Every distinct failure of `result` explained, within `seconds` in all."""
-    if result.outcome in (Outcome.TIMEOUT, Outcome.ERROR) and not any(
-            f.check != Check.EXCEPTION for f in result.failures):
-        return [Explained(result.scenario_id, result.outcome.value, "R-ROBUST-1", "MUST",
-                          False, _result_signature(result), deltas=tuple(scenario.deltas),
-                          context=scenario.context, complete=False,
-                          label=result.outcome.value)]
+    grouped = by_message(scenario, result)
+    if grouped is not None:
+        return grouped
     deadline = time.monotonic() + seconds
     done: dict[tuple[Trial, Candidate, Did], Explained] = {}
     explained = []

@@ -96,8 +96,12 @@ def console_lines(explanation: Explanation, spec: str, limit: int = 10) -> list[
         lines.append(f"     breaks {'; '.join(cause.quoted_rules()) or '(no SPEC rule)'}")
         lines.append(f"     explains {_plural(len(cause.scenarios), 'scenario')} ({_ids(cause)}),"
                      f" seen by {', '.join(cause.checks)}")
-        lines.extend(smallest_lines(cause))
-        lines.append(f"     replay: {replay_command(cause, spec)}")
+        if shrunk(cause):
+            lines.extend(smallest_lines(cause))
+            lines.append(f"     replay: {replay_command(cause, spec)}")
+        else:
+            lines.append("     (grouped by its message, not shrunk: each scenario's replay "
+                         "is listed with it)")
     hidden = len(explanation.causes) - limit
     if hidden > 0:
         lines.append(f"  … {hidden} more (see the reports)")
@@ -116,6 +120,12 @@ def unexplained_lines(explanation: Explanation) -> list[str]:
         more = f" and {len(ids) - 3} more" if len(ids) > 3 else ""
         lines.append(f"    {len(ids)}: {reason} ({', '.join(ids[:3])}{more})")
     return lines
+
+
+def shrunk(cause: RootCause) -> bool:
+    """Whether a root cause has a smallest stream (errors and hangs are grouped by their
+    message, with no stream of their own)."""
+    return cause.smallest.label not in ("ERROR", "TIMEOUT")
 
 
 def replay_command(cause: RootCause, spec: str) -> str:
@@ -149,12 +159,16 @@ def markdown_lines(explanation: Explanation, spec: str) -> list[str]:
             f"- breaks: {'; '.join(cause.quoted_rules()) or '(no SPEC rule)'}",
             f"- explains {_plural(len(cause.scenarios), 'scenario')}: {_ids(cause)}",
             f"- seen by: {', '.join(cause.checks)}",
-            f"- smallest stream: {_code(' '.join(show(d) for d in small.deltas))}"
-            + (f" with {_code(context_text(small.context))}" if context_text(small.context)
-               else ""),
-            f"- expected {_code(show(small.expected))}, got {_code(show(small.got))}",
-            f"- replay: {_code(replay_command(cause, spec))}", "",
         ]
+        if shrunk(cause):
+            lines += [
+                f"- smallest stream: {_code(' '.join(show(d) for d in small.deltas))}"
+                + (f" with {_code(context_text(small.context))}" if context_text(small.context)
+                   else ""),
+                f"- expected {_code(show(small.expected))}, got {_code(show(small.got))}",
+                f"- replay: {_code(replay_command(cause, spec))}",
+            ]
+        lines.append("")
     if explanation.unexplained:
         lines += ["### Not explained", ""]
         lines += [f"- {line.strip()}" for line in unexplained_lines(explanation)[1:]]
@@ -194,7 +208,9 @@ def bug_report(cause: RootCause, spec: str, version: str, spec_version: str,
     settings = context_text(small.context)
     lines = [f"# {cause.name[0].upper()}{cause.name[1:]}", "",
              f"**Implementation:** `{spec}`" + (f", {version}" if version else ""), "",
-             f"The smallest stream that shows it, {_plural(len(small.deltas), 'delta')}"
+             ("The smallest stream that shows it" if shrunk(cause) else
+              f"A stream that shows it (scenario {small.scenario_id}, grouped by its message, "
+              "not shrunk)") + f", {_plural(len(small.deltas), 'delta')}"
              + (f", context `{settings}`" if settings else ", default context") + ":", "",
              "| # | delta |", "|---|---|"]
     lines += [f"| {i} | {_code(show(d))} |" for i, d in enumerate(small.deltas, start=1)]

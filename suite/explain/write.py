@@ -14,7 +14,7 @@ from pathlib import Path
 from scrubcheck.corpus.yamlwriter import corpus_yaml, scenario_entry
 from scrubcheck.explain.causes import RootCause
 from scrubcheck.explain.conduct import Explanation
-from scrubcheck.explain.render import bug_id, bug_report, markdown_lines
+from scrubcheck.explain.render import bug_id, bug_report, markdown_lines, shrunk
 from scrubcheck.explain.trial import Candidate, as_scenario
 from scrubcheck.model import Scenario
 from scrubcheck.results import RunResult
@@ -53,7 +53,7 @@ def write_explanation(explanation: Explanation, run: RunResult, folder: Path) ->
     written.append(path)
     corpus = folder / CORPUS_FILE
     entries = [scenario_entry(smallest_scenario(n, c))
-               for n, c in enumerate(explanation.causes, start=1)]
+               for n, c in enumerate(explanation.causes, start=1) if shrunk(c)]
     if entries:
         corpus.write_text(corpus_yaml(entries), encoding="utf-8")
         written.append(corpus)
@@ -64,7 +64,8 @@ def write_explanation(explanation: Explanation, run: RunResult, folder: Path) ->
     for number, cause in enumerate(explanation.causes, start=1):
         path = reports / f"{bug_id(number, cause)}.md"
         path.write_text(bug_report(cause, spec, str(data["implementation_version"]),
-                                   run.spec_version, str(corpus) if entries else None, number),
+                                   run.spec_version,
+                                   str(corpus) if entries and shrunk(cause) else None, number),
                         encoding="utf-8")
         written.append(path)
     return written
