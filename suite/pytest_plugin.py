@@ -405,7 +405,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         return
     from scrubcheck.explain import explain_run
     from scrubcheck.explain.conduct import FAILING
-    from scrubcheck.explain.render import console_lines
+    from scrubcheck.reports.bugs import console_lines
 
     run = state.runs.as_run()
     if not any(r.outcome in FAILING for r in run.results):
@@ -414,7 +414,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     explanation = explain_run(run, {s.id: s for s in state.order}, jobs=settings.workers,
                               timeout=5.0 + settings.timeout_s)
     terminalreporter.section("scrubcheck: the bugs behind the failures")
-    for line in console_lines(explanation, run.scrubber):
+    for line in console_lines(explanation.to_dict(), run.scrubber):
         terminalreporter.write_line(line)
 
 

@@ -140,6 +140,9 @@ class RunResult:
     corpus_errors: list[str] = field(default_factory=list)
     scrubber_checks: list[ScenarioResult] = field(default_factory=list)  # once per run (R-ROBUST-2)
     interrupted: bool = False  # stopped early (Ctrl-C): scenarios not run are SKIPPED results
+    #: the failures as the bugs behind them (`scrubcheck.explain`: its `to_dict`), when the
+    #: run was explained; written to report.json only then
+    explanation: dict | None = None
 
     def counts(self) -> Counter:
         return Counter(r.outcome.value for r in self.results)
@@ -166,6 +169,8 @@ class RunResult:
                 result["outcome"], Outcome) else result["outcome"]
             result["failures"] = [f.report_dict() for f in kept.failures]
         data["counts"] = dict(self.counts())
+        if data["explanation"] is None:  # a run not explained: its report as before
+            del data["explanation"]
         return data
 
     @classmethod

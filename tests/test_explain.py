@@ -238,3 +238,32 @@ def test_a_hunt_reports_its_findings_as_bugs(capsys) -> None:
     assert int(findings) >= 2, out  # several properties fail, or the test proves nothing
     assert f"1 bug explains {findings} of {findings} failing scenarios" in out, out
     assert "letter case" in out
+
+
+def test_a_run_s_reports_lead_with_its_bugs(tmp_path: Path, capsys) -> None:
+    """The console, report.md, report.html, junit.xml and report.json all put the bugs
+    first, and report.json keeps them (read back, the writers say the same again)."""
+    from xml.etree import ElementTree
+
+    from scrubcheck.reports import read_report, validate_report, write_reports
+
+    out = tmp_path / "run"
+    assert main(["run", "--scrubber", BROKEN["prefill_ignored"], "--rule", "R-ORPHAN-2",
+                 "--no-linear", "--out", str(out), "--no-progress"]) == 1
+    console = capsys.readouterr().out
+    assert console.index("1 bug explains") < console.index("failing scenarios (")
+    markdown = (out / "report.md").read_text(encoding="utf-8")
+    assert markdown.index("## Bugs: 1 bug explains") < markdown.index("## Summary") \
+        if "## Summary" in markdown else "## Bugs: 1 bug explains" in markdown
+    assert "the reasoning of a pre-filled block is shown" in markdown
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert '<section id="bugs">' in page
+    suites = ElementTree.parse(out / "junit.xml").getroot()
+    assert suites[0].get("name") == "bugs" and suites[0].get("failures") == "1"
+    data = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    validate_report(data)
+    assert data["explanation"]["bugs"] == 1
+    again = tmp_path / "again"
+    write_reports(read_report(out / "report.json"), again)
+    assert (again / "report.md").read_text(encoding="utf-8") == markdown
+    assert next((out / "bugs").glob("bug-1-*.md")).is_file() and (out / "bugs.yaml").is_file()

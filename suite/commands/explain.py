@@ -29,7 +29,7 @@ from scrubcheck.commands.options import (
 )
 from scrubcheck.corpus import load_corpus
 from scrubcheck.explain import Explanation, explain_run, write_explanation
-from scrubcheck.explain.render import console_lines
+from scrubcheck.reports.bugs import console_lines
 from scrubcheck.reports.json_report import read_report
 
 NAME = "explain"
@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
 
 def print_explanation(explanation: Explanation, spec: str, out=None) -> None:
     out = out or sys.stdout
-    for line in console_lines(explanation, spec):
+    for line in console_lines(explanation.to_dict(), spec):
         print(line, file=out)
 
 

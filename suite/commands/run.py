@@ -21,7 +21,6 @@ from pathlib import Path
 
 from scrubcheck.adapters import AdapterError
 from scrubcheck.adapters.resolve import spec_slug as slug
-from scrubcheck.commands.explain import print_explanation
 from scrubcheck.commands.options import (
     add_claim_options,
     add_dask_options,
@@ -128,14 +127,13 @@ def run(args: argparse.Namespace) -> int:
                                   jobs=RunSettings(jobs=args.jobs).workers,
                                   seconds=args.explain_seconds, budget=args.explain_budget,
                                   timeout=args.explain_seconds + args.timeout)
-        print_explanation(explanation, result.scrubber)
-        print()
+        result.explanation = explanation.to_dict()
     print_summary(result, args.level)
     if args.out is not None:
         report_dir = Path(args.out or Path("reports") / slug(args.scrubber))
         paths = write_all(result, report_dir)
         if explanation is not None:
-            paths += write_explanation(explanation, result, report_dir)
+            paths += write_explanation(explanation, result, report_dir, summary=False)
         for path in paths:
             print(f"report: {path}")
     return result.exit_code(args.level)

@@ -14,9 +14,9 @@ from pathlib import Path
 from scrubcheck.corpus.yamlwriter import corpus_yaml, scenario_entry
 from scrubcheck.explain.causes import RootCause
 from scrubcheck.explain.conduct import Explanation
-from scrubcheck.explain.render import bug_id, bug_report, markdown_lines, shrunk
 from scrubcheck.explain.trial import Candidate, as_scenario
 from scrubcheck.model import Scenario
+from scrubcheck.reports.bugs import bug_id, bug_report, markdown_lines, shrunk
 from scrubcheck.results import RunResult
 
 CORPUS_FILE = "bugs.yaml"
@@ -25,35 +25,42 @@ CORPUS_FILE = "bugs.yaml"
 def smallest_scenario(number: int, cause: RootCause) -> Scenario:
     """A root cause's smallest stream as a corpus scenario."""
     small = cause.smallest
+    name = bug_id(number, cause.to_dict())
     template = Scenario(
-        id=bug_id(number, cause), area="bugs", rules=tuple(cause.rules) or ("R-FID-1",),
+        id=name, area="bugs", rules=tuple(cause.rules) or ("R-FID-1",),
         description=f"scrubcheck explain: {cause.name} (smallest stream of "
                     f"{small.scenario_id})",
         deltas=small.deltas or ("",), reasoning=(), context=small.context)
     scenario = as_scenario(template, Candidate.of(small.deltas or ("",), small.context))
-    return Scenario(id=template.id, area="bugs", rules=template.rules,
+    return Scenario(id=name, area="bugs", rules=template.rules,
                     description=template.description, deltas=scenario.deltas,
                     reasoning=scenario.reasoning, context=scenario.context,
                     visible=scenario.visible, source=None, labels=("explain",))
 
 
-def write_explanation(explanation: Explanation, run: RunResult, folder: Path) -> list[Path]:
-    """Write the explanation of `run` into `folder`; the paths written."""
+def write_explanation(explanation: Explanation, run: RunResult, folder: Path, *,
+                      summary: bool = True) -> list[Path]:
+    """Write the explanation of `run` into `folder`: with `summary`, explanation.json and
+    bugs.md (a run's own reports hold both already); always one report per bug in
+    bugs/ and the smallest streams as bugs.yaml. The paths written."""
     folder.mkdir(parents=True, exist_ok=True)
     spec = run.scrubber
+    data = explanation.to_dict()
+    version = str(run.settings.get("implementation_version", ""))
     written = []
-    data = {"scrubber": spec, "implementation_version":
-            run.settings.get("implementation_version", ""),
-            "spec_version": run.spec_version, **explanation.to_dict()}
-    path = folder / "explanation.json"
-    path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    written.append(path)
-    path = folder / "bugs.md"
-    path.write_text("\n".join(markdown_lines(explanation, spec)) + "\n", encoding="utf-8")
-    written.append(path)
+    if summary:
+        path = folder / "explanation.json"
+        path.write_text(json.dumps({"scrubber": spec, "implementation_version": version,
+                                    "spec_version": run.spec_version, **data},
+                                   indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        written.append(path)
+        path = folder / "bugs.md"
+        path.write_text("\n".join(markdown_lines(data, spec, level="#")) + "\n",
+                        encoding="utf-8")
+        written.append(path)
     corpus = folder / CORPUS_FILE
     entries = [scenario_entry(smallest_scenario(n, c))
-               for n, c in enumerate(explanation.causes, start=1) if shrunk(c)]
+               for n, c in enumerate(explanation.causes, start=1) if shrunk(c.to_dict())]
     if entries:
         corpus.write_text(corpus_yaml(entries), encoding="utf-8")
         written.append(corpus)
@@ -61,11 +68,10 @@ def write_explanation(explanation: Explanation, run: RunResult, folder: Path) ->
     reports.mkdir(exist_ok=True)
     for stale in reports.glob("bug-*.md"):
         stale.unlink()
-    for number, cause in enumerate(explanation.causes, start=1):
+    for number, cause in enumerate(data["root_causes"], start=1):
         path = reports / f"{bug_id(number, cause)}.md"
-        path.write_text(bug_report(cause, spec, str(data["implementation_version"]),
-                                   run.spec_version,
-                                   str(corpus) if entries and shrunk(cause) else None, number),
+        path.write_text(bug_report(cause, number, spec, version, run.spec_version,
+                                   str(corpus) if entries and shrunk(cause) else None),
                         encoding="utf-8")
         written.append(path)
     return written

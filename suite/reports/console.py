@@ -12,6 +12,7 @@ import sys
 from ..checks.linear import ratios_text
 from ..evidence import Severity
 from ..results import Outcome, RunResult, ScenarioResult
+from .bugs import console_lines
 from .text import output_excerpt
 
 SHOWN_FAILURES = 40
@@ -22,9 +23,14 @@ def _plural(count: int, word: str) -> str:
 
 
 def print_summary(result: RunResult, level: str, out=None) -> None:
-    """The console summary: totals, counts per outcome, and each failing scenario with its
-    first failure and replay command."""
+    """The console summary: the bugs behind the failures (when the run was explained),
+    totals, counts per outcome, and each failing scenario with its first failure and
+    replay command."""
     out = out or sys.stdout
+    if result.explanation:  # the bugs first: what the reader acts on
+        for line in console_lines(result.explanation, result.scrubber):
+            print(line, file=out)
+        print(file=out)
     rows = result.results
     chunkings = sum(r.chunkings_run for r in rows)
     checks = sum(r.checks_run for r in [*rows, *result.scrubber_checks])

@@ -25,6 +25,7 @@ from ..checks.render import WHITESPACE_MARKS, quoted
 from ..evidence import Severity
 from ..results import Failure, Outcome, RunResult, ScenarioResult
 from . import analysis as an
+from .bugs import html_section
 from .failure_text import (
     LABEL_WIDTH,
     holdback_text,
@@ -362,7 +363,8 @@ def render_html(run: RunResult) -> str:
     digest = base64.b64encode(hashlib.sha256(_SCRIPT.encode()).digest()).decode()
     csp = (f"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{digest}'; "
            "img-src data:")
-    body = "".join([header(run), corpus_errors(run), failures(run), broken(run),
+    bugs = html_section(run.explanation, run.scrubber) if run.explanation else ""
+    body = "".join([header(run), bugs, corpus_errors(run), failures(run), broken(run),
                     scrubber_checks(run), violation_table(run), area_table(run),
                     rule_table(run), reasons(run)])
     return (

@@ -17,6 +17,7 @@ from pathlib import Path
 from ..results import Outcome, RunResult, ScenarioResult
 from . import analysis as an
 from .analysis import reproductions
+from .bugs import bug_id, console_lines
 from .failure_text import replay_command, scenario_text
 from .text import shorten, xml_safe
 
@@ -99,15 +100,27 @@ def build_junit(run: RunResult) -> ET.Element:
     """The <testsuites> tree of a run."""
     everything = an.checked(run)
     counts = an.outcome_counts(everything)
+    explanation = run.explanation or {}
+    bugs = explanation.get("root_causes", [])
     attrs = {
         "name": f"scrubcheck {run.scrubber}",
-        "tests": len(everything) + (1 if run.corpus_errors else 0),
-        "failures": counts["FAIL"],
+        "tests": len(everything) + len(bugs) + (1 if run.corpus_errors else 0),
+        "failures": counts["FAIL"] + len(bugs),
         "errors": counts["ERROR"] + counts["TIMEOUT"] + (1 if run.corpus_errors else 0),
         "skipped": counts["UNSUPPORTED"] + counts["SKIPPED"] + counts.get("BEYOND CLAIM", 0),
         "time": f"{run.duration_s:.3f}",
     }
     root = ET.Element("testsuites", {k: xml_safe(str(v)) for k, v in attrs.items()})
+    if bugs:  # first: the bugs behind the failures, one failing test each
+        suite = element(root, "testsuite", name="bugs", tests=len(bugs), failures=len(bugs),
+                        errors=0, skipped=0, time="0", timestamp=run.started_at)
+        for number, cause in enumerate(bugs, start=1):
+            case = element(suite, "testcase", classname="bugs", name=bug_id(number, cause))
+            element(case, "failure", xml_safe("\n".join(
+                console_lines({**explanation, "root_causes": [cause], "unexplained": {}},
+                              run.scrubber)[1:])),
+                    message=xml_safe(f"{cause['kind'].upper()}: {cause['name']}"),
+                    type=cause["kind"])
     by_area: dict[str, list[ScenarioResult]] = {}
     for result in run.results:
         by_area.setdefault(result.area, []).append(result)

@@ -16,6 +16,7 @@ from scrubcheck.checks.names import Check
 
 from ..results import Outcome, RunResult, ScenarioResult
 from . import analysis as an
+from .bugs import markdown_lines
 from .failure_text import (
     holdback_text,
     metrics_text,
@@ -242,7 +243,8 @@ def broken_section(run: RunResult) -> list[str]:
 
 def render_markdown(run: RunResult) -> str:
     """The whole Markdown report as one string."""
-    sections = [header(run), summary(run), corpus_errors(run), area_table(run),
+    bugs = markdown_lines(run.explanation, run.scrubber) if run.explanation else []
+    sections = [header(run), bugs, summary(run), corpus_errors(run), area_table(run),
                 rule_table(run), violation_table(run), scrubber_checks_table(run),
                 failing_section(run), broken_section(run)]
     return "\n\n".join("\n".join(s) for s in sections if s) + "\n"

@@ -1,0 +1,255 @@
+"""The bugs behind a run's failures in words: the console's list, the Markdown
+section, the HTML section and each bug's report.
+
+Every place a failure is shown leads with these: what a reader acts on is the bug,
+with its smallest stream, and not the hundreds of scenarios it fails. They are made
+here once, from the explanation as the run records it (`RunResult.explanation`, the
+dict `scrubcheck.explain.Explanation.to_dict` gives), so that a report read back from
+report.json says what the run that wrote it said.
+
+A bug report is written to be filed upstream as it stands: a title, the
+implementation and its version, the smallest stream delta by delta and as a call of
+the implementation's own API (for a Python scrubber named `module:Factory`), what
+SPEC expects with the rule quoted, what came out, and the commands that reproduce it.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from typing import Any
+
+from scrubcheck.spec import RULES
+
+#: how many scenario ids a root cause lists before "and N more"
+SHOWN_IDS = 5
+#: how many characters of a smallest stream the console shows (one that did not shrink
+#: in time can be long; the reports hold all of it)
+SHOWN_CHARS = 240
+#: the settings of a context at their defaults, as the explanation records them
+_DEFAULTS: dict[str, Any] = {"starts_in_reasoning": False, "inline_answer": False,
+                             "finish_reason": "stop", "may_skip_reasoning": False}
+
+Cause = dict[str, Any]  # one root cause as `RootCause.to_dict` writes it
+
+
+def show(text: str) -> str:
+    """A string as a Python literal: every invisible character escaped."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def clipped(text: str, limit: int = SHOWN_CHARS) -> str:
+    return text if len(text) <= limit else text[:limit] + f"… ({len(text) - limit:,} more)"
+
+
+def settings_text(context: dict[str, Any]) -> str:
+    """The settings of a context that are not the default, as keyword arguments."""
+    parts = []
+    for key, value in context.items():
+        if key == "conformance_class" or value in ((), [], None) and key != "finish_reason":
+            continue
+        if key in _DEFAULTS and value == _DEFAULTS[key]:
+            continue
+        parts.append(f"{key}={list(value)!r}" if isinstance(value, list | tuple)
+                     else f"{key}={value!r}")
+    return ", ".join(parts)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}" + ("" if n == 1 else "s")
+
+
+def _ids(cause: Cause) -> str:
+    ids = cause["scenarios"]
+    text = ", ".join(ids[:SHOWN_IDS])
+    return text + (f" and {len(ids) - SHOWN_IDS} more" if len(ids) > SHOWN_IDS else "")
+
+
+def quoted_rules(cause: Cause) -> str:
+    return "; ".join(f"{rule} ({RULES[rule].level}): {RULES[rule].title}"
+                     for rule in cause["rules"] if rule in RULES) or "(no SPEC rule)"
+
+
+def shrunk(cause: Cause) -> bool:
+    """Whether a root cause has a smallest stream (errors and hangs are grouped by their
+    message, with no stream of their own)."""
+    return cause["smallest"]["label"] not in ("ERROR", "TIMEOUT")
+
+
+def headline(data: dict[str, Any]) -> str:
+    """One line: how many bugs explain how many failing scenarios."""
+    bugs = data["bugs"]
+    text = (f"{_plural(bugs, 'bug')} explain{'s' if bugs == 1 else ''} "
+            f"{data['explained_scenarios']:,} of "
+            f"{_plural(data['failing_scenarios'], 'failing scenario')}")
+    missing = len(data["unexplained"])
+    if missing:
+        text += f" ({missing:,} not explained: listed below)"
+    return text + f" [{data['seconds']:.0f} s]"
+
+
+def replay_command(cause: Cause, spec: str) -> str:
+    """The command that shows the scenario the smallest stream came from, under the
+    stream label that failed (`--out` also writes the smallest streams as scenarios)."""
+    small = cause["smallest"]
+    label = f" --chunking {small['label']}" if small["label"] not in ("", "recorded") else ""
+    return f"scrubcheck show {small['scenario']} --scrubber {spec}{label}"
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:60].strip("-")
+
+
+def bug_id(number: int, cause: Cause) -> str:
+    """The id of a root cause's smallest stream written as a scenario."""
+    return f"bug-{number}-{slug(cause['name'])}"
+
+
+def _stream_lines(cause: Cause, indent: str) -> list[str]:
+    small = cause["smallest"]
+    settings = settings_text(small["context"])
+    calls = clipped(" ".join(f"feed({show(d)})" for d in small["deltas"]) + " flush()")
+    return [f"{indent}smallest stream{' (' + settings + ')' if settings else ''}: {calls}",
+            f"{indent}expected {clipped(show(small['expected']))}, got "
+            f"{clipped(show(small['got']))}"
+            + ("" if small["complete"] else " (shrinking stopped at its time limit)")]
+
+
+def unexplained_lines(data: dict[str, Any]) -> list[str]:
+    by_reason: dict[str, list[str]] = {}
+    for scenario, reason in sorted(data["unexplained"].items()):
+        by_reason.setdefault(reason, []).append(scenario)
+    lines = []
+    for reason, ids in sorted(by_reason.items(), key=lambda item: -len(item[1])):
+        more = f" and {len(ids) - 3} more" if len(ids) > 3 else ""
+        lines.append(f"{len(ids)}: {reason} ({', '.join(ids[:3])}{more})")
+    return lines
+
+
+def console_lines(data: dict[str, Any], spec: str, limit: int = 10) -> list[str]:
+    """The root causes as the console prints them, worst first (at most `limit`)."""
+    lines = [headline(data) + ":"]
+    causes = data["root_causes"]
+    for number, cause in enumerate(causes[:limit], start=1):
+        lines += [f"  {number}. {cause['kind'].upper():5} {cause['name']}",
+                  f"     breaks {quoted_rules(cause)}",
+                  f"     explains {_plural(len(cause['scenarios']), 'scenario')} "
+                  f"({_ids(cause)}), seen by {', '.join(cause['checks'])}"]
+        if shrunk(cause):
+            lines += _stream_lines(cause, "     ")
+            lines.append(f"     replay: {replay_command(cause, spec)}")
+        else:
+            lines.append("     (grouped by its message, not shrunk: each scenario's replay "
+                         "is listed with it)")
+    if len(causes) > limit:
+        lines.append(f"  … {len(causes) - limit} more (see the reports)")
+    if data["unexplained"]:
+        lines.append(f"  not explained: {_plural(len(data['unexplained']), 'scenario')}")
+        lines += [f"    {line}" for line in unexplained_lines(data)]
+    return lines
+
+
+def _code(text: str) -> str:
+    fence = "``" if "`" in text else "`"
+    pad = " " if "`" in text else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def markdown_lines(data: dict[str, Any], spec: str, level: str = "##") -> list[str]:
+    """The root causes as a Markdown section (reports lead with it)."""
+    lines = [f"{level} Bugs: {headline(data)}", ""]
+    if not data["root_causes"]:
+        lines += ["No failure could be explained (see below)." if data["failing_scenarios"]
+                  else "No failure to explain.", ""]
+    for number, cause in enumerate(data["root_causes"], start=1):
+        lines += [f"{level}# {number}. {cause['kind'].upper()}: {cause['name']}", "",
+                  f"- breaks: {quoted_rules(cause)}",
+                  f"- explains {_plural(len(cause['scenarios']), 'scenario')}: {_ids(cause)}",
+                  f"- seen by: {', '.join(cause['checks'])}"]
+        if shrunk(cause):
+            small = cause["smallest"]
+            settings = settings_text(small["context"])
+            lines += [f"- smallest stream: {_code(' '.join(show(d) for d in small['deltas']))}"
+                      + (f" with {_code(settings)}" if settings else ""),
+                      f"- expected {_code(show(small['expected']))}, got "
+                      f"{_code(show(small['got']))}",
+                      f"- replay: {_code(replay_command(cause, spec))}"]
+        lines.append("")
+    if data["unexplained"]:
+        lines += [f"{level}# Not explained", ""]
+        lines += [f"- {line}" for line in unexplained_lines(data)]
+        lines.append("")
+    return lines
+
+
+def html_section(data: dict[str, Any], spec: str) -> str:
+    """The root causes as an HTML section, each with its smallest stream."""
+    e = html.escape
+    items = []
+    for cause in data["root_causes"]:
+        stream = ""
+        if shrunk(cause):
+            small = cause["smallest"]
+            settings = settings_text(small["context"])
+            stream = (f"<div>smallest stream{' (' + e(settings) + ')' if settings else ''}: "
+                      f"<code>{e(' '.join(show(d) for d in small['deltas']))}</code></div>"
+                      f"<div>expected <code>{e(show(small['expected']))}</code>, got "
+                      f"<code>{e(show(small['got']))}</code></div>"
+                      f"<div>replay: <code>{e(replay_command(cause, spec))}</code></div>")
+        items.append(f"<li class=\"bug {e(cause['kind'])}\"><strong>{e(cause['kind'].upper())}"
+                     f"</strong> {e(cause['name'])}<div>breaks {e(quoted_rules(cause))}</div>"
+                     f"<div>explains {len(cause['scenarios']):,} scenarios: "
+                     f"{e(_ids(cause))}</div>{stream}</li>")
+    unexplained = "".join(f"<li>{e(line)}</li>" for line in unexplained_lines(data))
+    return (f"<section id=\"bugs\"><h2>Bugs: {e(headline(data))}</h2><ol>{''.join(items)}</ol>"
+            + (f"<h3>Not explained</h3><ul>{unexplained}</ul>" if unexplained else "")
+            + "</section>")
+
+
+def api_call(spec: str, cause: Cause) -> str | None:
+    """The smallest stream as a call of the implementation's own Python API, when the
+    scrubber is named `module:Factory` (None for a peer or a file)."""
+    target = spec.split("=", 1)[-1]
+    if ":" not in target or target.startswith(("peer:", "/", ".")) or ".py:" in target:
+        return None
+    module, _, factory = target.partition(":")
+    if not module.replace(".", "").replace("_", "").isalnum():
+        return None
+    small = cause["smallest"]
+    lines = [f"from {module} import {factory.split('.')[0]}", "",
+             f"scrubber = {factory}({settings_text(small['context'])})", 'out = ""']
+    lines += [f"out += scrubber.feed({show(d)})" for d in small["deltas"]]
+    lines += ["out += scrubber.flush()",
+              f"assert out == {show(small['expected'])}, out  # got {show(small['got'])}"]
+    return "\n".join(lines)
+
+
+def bug_report(cause: Cause, number: int, spec: str, version: str, spec_version: str,
+               corpus_file: str | None) -> str:
+    """A Markdown bug report for one root cause, ready to file upstream."""
+    small = cause["smallest"]
+    settings = settings_text(small["context"])
+    name = cause["name"]
+    lines = [f"# {name[0].upper()}{name[1:]}", "",
+             f"**Implementation:** `{spec}`" + (f", {version}" if version else ""), "",
+             ("The smallest stream that shows it" if shrunk(cause) else
+              f"A stream that shows it (scenario {small['scenario']}, grouped by its message, "
+              "not shrunk)") + f", {_plural(len(small['deltas']), 'delta')}"
+             + (f", context `{settings}`" if settings else ", default context") + ":", "",
+             "| # | delta |", "|---|---|"]
+    lines += [f"| {i} | {_code(show(d))} |" for i, d in enumerate(small["deltas"], start=1)]
+    call = api_call(spec, cause) if shrunk(cause) else None
+    if call is not None:
+        lines += ["", "As a call of its API:", "", "```python", call, "```"]
+    lines += ["", f"**Expected:** {_code(show(small['expected']))}, as {quoted_rules(cause)} "
+              f"of the reasoning-scrubber specification (scrubcheck SPEC {spec_version}).", "",
+              f"**Actual:** {_code(show(small['got']))}.", "",
+              f"It accounts for {_plural(len(cause['scenarios']), 'scenario')} of the "
+              f"scrubcheck corpus failing ({', '.join(cause['checks'])} checks).", "",
+              "**Reproduce with scrubcheck:**", "", "```sh", "pip install scrubcheck"]
+    if corpus_file:
+        lines.append(f"scrubcheck show {bug_id(number, cause)} --corpus {corpus_file} "
+                     f"--scrubber {spec}")
+    lines += [replay_command(cause, spec), "```", ""]
+    return "\n".join(lines)
