@@ -123,11 +123,16 @@ def run(args: argparse.Namespace) -> int:
     explanation = None
     if not args.no_explain and not result.interrupted and any(
             r.outcome in FAILING for r in result.results):
-        explanation = explain_run(result, {s.id: s for s in scenarios},
-                                  jobs=RunSettings(jobs=args.jobs).workers,
-                                  seconds=args.explain_seconds, budget=args.explain_budget,
-                                  timeout=args.explain_seconds + args.timeout)
-        result.explanation = explanation.to_dict()
+        try:
+            explanation = explain_run(result, {s.id: s for s in scenarios},
+                                      jobs=RunSettings(jobs=args.jobs).workers,
+                                      seconds=args.explain_seconds, budget=args.explain_budget,
+                                      timeout=args.explain_seconds + args.timeout)
+            result.explanation = explanation.to_dict()
+        except Exception as exc:  # the run's own verdict and reports stand without it
+            print(f"scrubcheck run: the failures could not be explained as bugs (a harness "
+                  f"error, not the scrubber's): {type(exc).__name__}: {exc}; the reports "
+                  "below are the run's, without bugs", file=sys.stderr)
     print_summary(result, args.level)
     if args.out is not None:
         report_dir = Path(args.out or Path("reports") / slug(args.scrubber))

@@ -116,5 +116,5 @@ class Store:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=self.path.parent, suffix=".tmp")
         with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump(self.entries, out, ensure_ascii=False)
+            json.dump(self.entries, out)  # ASCII: streams may hold lone surrogates
         os.replace(temporary, self.path)

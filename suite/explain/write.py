@@ -52,7 +52,7 @@ def write_explanation(explanation: Explanation, run: RunResult, folder: Path, *,
         path = folder / "explanation.json"
         path.write_text(json.dumps({"scrubber": spec, "implementation_version": version,
                                     "spec_version": run.spec_version, **data},
-                                   indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+                                   indent=1) + "\n", encoding="utf-8")
         written.append(path)
         path = folder / "bugs.md"
         path.write_text("\n".join(markdown_lines(data, spec, level="#")) + "\n",

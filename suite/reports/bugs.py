@@ -35,8 +35,10 @@ Cause = dict[str, Any]  # one root cause as `RootCause.to_dict` writes it
 
 
 def show(text: str) -> str:
-    """A string as a Python literal: every invisible character escaped."""
-    return json.dumps(text, ensure_ascii=False)
+    """A string as a Python literal: every invisible character escaped, a lone surrogate
+    (which no UTF-8 file can hold) too."""
+    return "".join(f"\\u{ord(c):04x}" if 0xD800 <= ord(c) <= 0xDFFF else c
+                   for c in json.dumps(text, ensure_ascii=False))
 
 
 def clipped(text: str, limit: int = SHOWN_CHARS) -> str:
