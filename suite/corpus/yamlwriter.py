@@ -17,9 +17,11 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
-from scrubcheck.model import Context, Scenario
+from scrubcheck.model import GENERIC, Context, Scenario
+from scrubcheck.vocabulary import FEATURES
 
 #: Keys whose string values are identifiers, written bare when that reads back the same.
 PLAIN_KEYS = frozenset({"id", "family", "rules", "labels", "features", "finish_reason"})
@@ -102,6 +104,18 @@ def context_entry(context: Context) -> dict[str, Any]:
     """The `context:` mapping of a scenario: only what differs from the default."""
     default: Mapping[str, object] = Context().as_kwargs()
     return {key: value for key, value in context.as_kwargs().items() if value != default[key]}
+
+
+def corpus_context(context: Context) -> Context:
+    """A context as a corpus scenario states it: a corpus has no class (the run judging
+    it does, SPEC section 12), so a stream drawn or shrunk within a feature format's
+    class enables that feature instead, which the class reads alike (the hunt's findings
+    and explain's smallest streams are written so)."""
+    judged = context.conformance_class
+    if judged == GENERIC:
+        return context
+    features = (judged,) if judged in FEATURES else ()
+    return replace(context, features=features, conformance_class=GENERIC)
 
 
 def scenario_entry(scenario: Scenario) -> dict[str, Any]:

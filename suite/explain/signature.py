@@ -407,7 +407,13 @@ def _needed_settings(candidate: Candidate, prober: _Prober | None) -> tuple[str,
 
 def _family_at(pieces: Pieces, effect: Effect) -> str:
     """The format of the delimiter concerned, or of the block the reasoning stood in
-    ('' for the default family)."""
+    ('' for the default family, and for the format of the class the stream is judged
+    in: there it is every delimiter's)."""
+    name = _own_family(pieces, effect)
+    return "" if name == pieces.context.conformance_class else name
+
+
+def _own_family(pieces: Pieces, effect: Effect) -> str:
     label = effect.label
     if label is not None and label.tag is not None:
         name = family(label.tag)

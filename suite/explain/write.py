@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from scrubcheck.corpus.yamlwriter import corpus_yaml, scenario_entry
+from scrubcheck.corpus.yamlwriter import corpus_context, corpus_yaml, scenario_entry
 from scrubcheck.explain.causes import RootCause
 from scrubcheck.explain.conduct import Explanation
 from scrubcheck.explain.trial import Candidate, as_scenario
@@ -34,7 +34,7 @@ def smallest_scenario(number: int, cause: RootCause) -> Scenario:
     scenario = as_scenario(template, Candidate.of(small.deltas or ("",), small.context))
     return Scenario(id=name, area="bugs", rules=template.rules,
                     description=template.description, deltas=scenario.deltas,
-                    reasoning=scenario.reasoning, context=scenario.context,
+                    reasoning=scenario.reasoning, context=corpus_context(scenario.context),
                     visible=scenario.visible, source=None, labels=("explain",))
 
 

@@ -12,16 +12,13 @@ writes both.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from scrubcheck.checks.names import Check
 from scrubcheck.checks.registry import INVARIANT_RULES
-from scrubcheck.corpus.yamlwriter import entry_lines, scenario_entry
+from scrubcheck.corpus.yamlwriter import corpus_context, entry_lines, scenario_entry
 from scrubcheck.hunt.finding import Finding
 from scrubcheck.hunt.violation import PROPERTIES
-from scrubcheck.model import GENERIC, Context, Scenario
+from scrubcheck.model import GENERIC, Scenario
 from scrubcheck.spec import RULES
-from scrubcheck.vocabulary import FEATURES
 
 DETAIL_LIMIT = 400
 
@@ -72,18 +69,6 @@ def finding_scenario(finding: Finding) -> Scenario | None:
         source=_source(finding),
         labels=(finding.tool, finding.violation.check),
     )
-
-
-def corpus_context(context: Context) -> Context:
-    """A finding's context as a corpus scenario states it: a corpus has no class (the run
-    judging it does, SPEC section 12), so a stream drawn within a feature format's class
-    enables that feature instead, which the class reads alike; the class goes to the
-    scenario's source and comment (`--claim`)."""
-    judged = context.conformance_class
-    if judged == GENERIC:
-        return context
-    features = (judged,) if judged in FEATURES else ()
-    return replace(context, features=features, conformance_class=GENERIC)
 
 
 def _source(finding: Finding) -> str:
