@@ -100,7 +100,7 @@ class RootCause:
                 "scenario": small.scenario_id, "deltas": list(small.deltas),
                 "context": dict(small.context.as_kwargs()), "expected": small.expected,
                 "got": small.got,
-                "label": small.label, "complete": small.complete,
+                "label": small.label, "complete": small.complete, "replay": small.replay,
             },
         }
 

@@ -36,7 +36,7 @@ from scrubcheck.explain.trial import (
 )
 from scrubcheck.model import Context, Scenario
 from scrubcheck.results import Outcome, ScenarioResult
-from scrubcheck.runner import RunSettings
+from scrubcheck.runner import RunSettings, replay_command
 
 
 @dataclass(frozen=True)
@@ -58,6 +58,7 @@ class Explained:
     seconds: float = 0.0
     label: str = ""  # the stream label it was rerun under ('' for ERROR/TIMEOUT)
     shows: str = "other"  # what the smallest stream showed: leak, loss or other
+    replay: str = ""  # the command that shows the failure it was shrunk from
 
     @property
     def size(self) -> int:
@@ -215,6 +216,9 @@ def explain_failure(adapter: Adapter, scenario: Scenario, failure: Evidence,
         expected=seen.expected, got=seen.output, complete=complete, tries=tries,
         seconds=round(time.monotonic() - started, 3), label=trial.label(shrunk_candidate),
         shows=seen.effect.did.kind,
+        replay=replay_command(scenario.id, adapter.spec, failure.chunking or "recorded",
+                              settings.seed, settings.corpus_paths,
+                              scenario.context.conformance_class),
     )
     if done is not None:
         done[key] = found

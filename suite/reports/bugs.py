@@ -92,11 +92,11 @@ def headline(data: dict[str, Any]) -> str:
 
 
 def replay_command(cause: Cause, spec: str) -> str:
-    """The command that shows the scenario the smallest stream came from, under the
-    stream label that failed (`--out` also writes the smallest streams as scenarios)."""
+    """The command that shows the failure the smallest stream was shrunk from, as the
+    run wrote it (the harness's own replay: chunking, seed, corpus, class; `--out` also
+    writes the smallest streams as scenarios)."""
     small = cause["smallest"]
-    label = f" --chunking {small['label']}" if small["label"] not in ("", "recorded") else ""
-    return f"scrubcheck show {small['scenario']} --scrubber {spec}{label}"
+    return small.get("replay") or f"scrubcheck show {small['scenario']} --scrubber {spec}"
 
 
 def slug(text: str) -> str:
