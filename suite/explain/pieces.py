@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache, lru_cache
 
+from scrubcheck.formats import registered_formats
 from scrubcheck.model import Context
 from scrubcheck.specmodel import Reading, read_stream
 from scrubcheck.vocabulary import FEATURES, Tag, TagKind, Vocabulary, feature_tags, fold
@@ -88,7 +89,10 @@ def family(tag: Tag) -> str:
         return "default"
     if any(name.startswith("custom:") for name in tag.names):
         return "custom"
-    return family_of_text().get(fold(tag.text), min(tag.names).split(":")[0])
+    own = min(tag.names).split(":")[0]  # a format's tags are named after it (`think:1`)
+    if own in registered_formats() and not tag.header:
+        return own
+    return family_of_text().get(fold(tag.text), own)
 
 
 def role(tag: Tag) -> str:
