@@ -27,6 +27,7 @@ class Did(StrEnum):
 
     SHOWS_DELIMITER = "shows a delimiter"
     SHOWS_REASONING = "shows reasoning"
+    CHANGES_TEXT = "changes answer text"  # replaced by text that is not in the stream
     ADDS_TEXT = "adds text to the answer"  # a repeat of answer text, or text from nowhere
     DROPS_ANSWER = "drops answer text"
     DROPS_LITERAL = "drops delimiter text that SPEC keeps literal"
@@ -53,7 +54,8 @@ class Did(StrEnum):
         """leak, loss or other: the order root causes are listed in."""
         if self in (Did.SHOWS_DELIMITER, Did.SHOWS_REASONING, Did.MISSES_DELIMITER):
             return "leak"
-        if self in (Did.DROPS_ANSWER, Did.DROPS_LITERAL, Did.DROPS_SPACE, Did.ADDS_TEXT):
+        if self in (Did.DROPS_ANSWER, Did.DROPS_LITERAL, Did.DROPS_SPACE, Did.ADDS_TEXT,
+                    Did.CHANGES_TEXT):
             return "loss"
         return "other"
 
@@ -127,6 +129,10 @@ def _effect_of(pieces: Pieces, op: str, i1: int, i2: int, extra: str) -> Effect:
             shown = _shown_from(pieces, at, text)
             if shown is not None:
                 return shown
+    # answer text replaced by text found nowhere in the stream: changed, not dropped
+    if missing and extra.strip() and not set(missing) <= _SPACE \
+            and extra.strip() not in pieces.text:
+        return Effect(Did.CHANGES_TEXT, pieces.origin[i1], pieces.labels[pieces.origin[i1]])
     # text missing comes before text added: an added repeat is most often the same
     # text, lined up elsewhere
     if missing and not set(missing) <= _SPACE:

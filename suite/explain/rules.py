@@ -10,7 +10,7 @@ deltas R-TAG-1's. This table follows SPEC's sections, one line per kind of decis
 from __future__ import annotations
 
 from scrubcheck.explain.difference import Did
-from scrubcheck.explain.signature import Signature
+from scrubcheck.explain.signature import UNCLOSED_OPEN, Signature
 
 #: reasoning shown, by the block it stood in
 _SITUATION = {
@@ -27,6 +27,7 @@ _DID = {
     Did.DROPS_LITERAL: ("R-CODE-1", "R-CODE-2"),
     Did.DROPS_ANSWER: ("R-FID-1",),
     Did.ADDS_TEXT: ("R-FID-1",),
+    Did.CHANGES_TEXT: ("R-FID-1",),
     Did.DROPS_SPACE: ("R-WS-1",),
     Did.HOLDS_BACK: ("R-STREAM-1", "R-STREAM-2"),
     Did.MISHANDLES_DELTA: ("R-CHUNK-1",),
@@ -48,6 +49,8 @@ def _delimiter_rules(signature: Signature) -> list[str]:
         rules.append("R-VOCAB-3")
     if signature.boundary.startswith(("when a delta boundary splits", "spliced")):
         rules.append("R-TAG-1")
+    if signature.piece == UNCLOSED_OPEN:
+        rules.append("R-UNCLOSED-1")
     if "tool-section" in signature.piece:
         rules.append("R-BLOCK-5")
     if "header" in signature.piece or signature.family == "harmony":

@@ -40,6 +40,8 @@ from scrubcheck.vocabulary import (
     fold,
 )
 
+#: the piece of an open delimiter shown only while its block is never closed
+UNCLOSED_OPEN = "open (never closed)"
 #: pieces that stand for several others (a probe widened them)
 WIDER = {"any delimiter": ("open", "close"),
          "a block, closed or not": ("an unclosed block", "a closed block")}
@@ -82,6 +84,7 @@ class Signature:
             Did.DROPS_LITERAL: f"{self._delimiter()}'s text that SPEC keeps literal "
                                "is dropped",
             Did.DROPS_SPACE: "white space of the answer is dropped or added",
+            Did.CHANGES_TEXT: "answer text is changed into text that is not in the stream",
             Did.ADDS_TEXT: ("answer text is repeated" if self.piece == "a repeat of answer text"
                             else "text that is not in the stream is added"),
             Did.HOLDS_BACK: "decided text is held back",
@@ -110,12 +113,12 @@ class Signature:
     def _dropped(self) -> str:
         """'answer text is dropped', or 'the answer after a close delimiter in another
         letter case than the vocabulary's is dropped'."""
-        if not self.piece.startswith("answer text after "):
+        if not self.piece.startswith(("answer text after ", "answer text before ")):
             return "answer text is dropped"
-        after = self.piece.removeprefix("answer text after ")
-        article = "an" if after[0] in "aeiou" else "a"
+        side, _, what = self.piece.removeprefix("answer text ").partition(" ")
+        article = "an" if what[0] in "aeiou" else "a"
         case = " in another letter case than the vocabulary's" if self.case else ""
-        return f"the answer after {article} {after}{case} is dropped"
+        return f"the answer {side} {article} {what}{case} is dropped"
 
     def _delimiter(self) -> str:
         """The delimiter concerned in words: 'an open delimiter', 'a harmony marker
@@ -125,9 +128,10 @@ class Signature:
             words.append("an enabled feature's")
         elif self.family and self.family != "any format":
             words.append(self.family)
-        if self.piece and self.piece not in ("delimiter", "any delimiter"):
+        if self.piece and self.piece not in ("delimiter", "any delimiter", UNCLOSED_OPEN):
             words.append(self.piece)
-        words.append("delimiter")
+        words.append("open delimiter whose block is never closed" if self.piece == UNCLOSED_OPEN
+                     else "delimiter")
         text = " ".join(words)
         if not text.startswith("an enabled"):
             text = ("an " if text[0] in "aeiou" else "a ") + text
@@ -284,6 +288,8 @@ def _signature(adapter: Adapter, trial: Trial, candidate: Candidate, seen: Seen,
     if effect.did is Did.SHOWS_REASONING:
         return replace(base, piece=_situation(prober, candidate, pieces, effect),
                        family=family_name, boundary=_boundary(candidate, pieces, -1)), candidate
+    if effect.did is Did.DROPS_SPACE:  # the white space dropped is the subject, not a need
+        base = replace(base, needs=tuple(n for n in base.needs if n != "a line feed"))
     if effect.did is Did.DROPS_SPACE and _letters_dropped_too(prober, candidate, pieces):
         effect = replace(effect, did=Did.DROPS_ANSWER)
         base = replace(base, did=Did.DROPS_ANSWER)
@@ -309,13 +315,20 @@ def _dropped_after(base: Signature, prober: _Prober, candidate: Candidate, piece
     boundary = _boundary(candidate, pieces, -1)
     before = next((k for k in range(effect.at - 1, -1, -1)
                    if pieces.labels[k].part is Part.DELIMITER), None)
+    side = "after"
+    if before is None:  # the answer before a delimiter, then (an orphan close read as
+        side = "before"  # the end of a pre-fill)
+        before = next((k for k in range(effect.at + 1, len(pieces.labels))
+                       if pieces.labels[k].part is Part.DELIMITER), None)
     if before is None:
         return replace(base, piece="answer text", family=family_name, boundary=boundary)
     label = pieces.labels[before]
     assert label.tag is not None
     start, end = pieces.delimiter_span(before)
-    alone = Candidate(candidate.text[end:], tuple(c - end for c in candidate.cuts if c > end),
-                      Context(conformance_class=candidate.context.conformance_class))
+    text, cuts = ((candidate.text[end:], tuple(c - end for c in candidate.cuts if c > end))
+                  if side == "after" else
+                  (candidate.text[:start], tuple(c for c in candidate.cuts if c < start)))
+    alone = Candidate(text, cuts, Context(conformance_class=candidate.context.conformance_class))
     if alone.text and prober.still(alone):  # dropped without the delimiter too
         return replace(base, piece="answer text", family=family_name, boundary=boundary)
     raw = candidate.text[start:end]
@@ -332,8 +345,9 @@ def _dropped_after(base: Signature, prober: _Prober, candidate: Candidate, piece
             replace(candidate, cuts=tuple(sorted((*outside, start + k)))))]
         boundary = "when a delta boundary splits it " + _where(failing, end - start) \
             if failing else "when a delta boundary splits it"
-    return replace(base, piece="answer text after delimiter", family=family_name, case=case,
-                   boundary=boundary)
+    return replace(base, piece=f"answer text {side} {role(label.tag)} delimiter"
+                   if side == "before" else "answer text after delimiter",
+                   family=family_name, case=case, boundary=boundary)
 
 
 #: deltas whose kind a bug can be about, in words
@@ -493,6 +507,11 @@ def _delimiter_signature(base: Signature, prober: _Prober, candidate: Candidate,
     if partner is not None and tag.kind in (TagKind.OPEN, TagKind.CLOSE) and prober.still(
             _swap(candidate, start, end, case_like(partner, raw, tag.text))):
         piece = "any delimiter"
+    elif partner is not None and tag.kind is TagKind.OPEN and not any(
+            label.part is Part.DELIMITER and label.tag is not None
+            and label.tag.kind is TagKind.CLOSE for label in pieces.labels[end:]) \
+            and not prober.still(replace(candidate, text=candidate.text + "\n" + partner)):
+        piece = UNCLOSED_OPEN  # closed, it is removed: the bug is about the open block
     if fam not in ("", "custom") and candidate.context.conformance_class == GENERIC \
             and _every_feature(prober, candidate, start, end, tag):
         fam, case, piece = "enabled feature", "", "any delimiter"
