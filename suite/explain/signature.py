@@ -96,7 +96,7 @@ class Signature:
             Did.CHANGES_ON_SECOND_PASS: f"a second pass over the output changes it "
                                         f"({self.piece})",
             Did.DIFFERS_AFTER_REUSE: f"a session reused after {self.piece} gives another "
-                                     "output",
+                                     "output than a fresh one",
             Did.RETURNS_WRONG_TYPE: f"returns {self.piece}",
             Did.RAISES: f"raises {self.piece}",
             Did.HANGS: f"does not finish in time ({self.piece})",

@@ -107,6 +107,14 @@ def trial_of(failure: Evidence, scenario: Scenario) -> tuple[Trial, Candidate] |
     context = scenario.context
     deltas = failure.deltas or _rebuilt(scenario, failure.chunking)
     check = _check_of(failure.check)
+    if failure.chunking.startswith("reuse:"):  # whatever check saw it: a reused session
+        poison = failure.chunking.removeprefix("reuse:")
+        if poison in POISONS:
+            return (Trial(Mode.REUSE, frozenset({check, Check.REUSE}), poison),
+                    Candidate.of(tuple(scenario.deltas), context))
+    if failure.detail.startswith(RESCRUBBED):  # robustness of the second pass
+        return (Trial(Mode.RESCRUB, frozenset({check, Check.IDEMPOTENCE})),
+                Candidate.of(deltas, context))
     if failure.chunking.startswith("trunc@"):
         return Trial(Mode.STREAM, OUTPUT_CHECKS), Candidate.of(deltas, context.truncated())
     if check in OUTPUT_CHECKS:
@@ -116,15 +124,14 @@ def trial_of(failure: Evidence, scenario: Scenario) -> tuple[Trial, Candidate] |
     if check == Check.IDEMPOTENCE:
         return (Trial(Mode.RESCRUB, frozenset({Check.IDEMPOTENCE})),
                 Candidate.of(deltas, context))
-    if check == Check.REUSE and failure.chunking.startswith("reuse:"):
-        poison = failure.chunking.removeprefix("reuse:")
-        if poison in POISONS:
-            return (Trial(Mode.REUSE, frozenset({Check.REUSE}), poison),
-                    Candidate.of(tuple(scenario.deltas), context))
     if check == Check.HOLDBACK:
         return (Trial(Mode.HOLD, frozenset({Check.HOLDBACK})),
                 Candidate.of((scenario.text,), context))
     return None
+
+
+#: how the runner marks a robustness failure of the second pass (R-IDEM-1's re-scrub)
+RESCRUBBED = "re-scrubbing the output: "
 
 
 def _check_of(name: str) -> str:
@@ -206,14 +213,17 @@ def _observe(adapter: Adapter, trial: Trial, candidate: Candidate) -> Seen:
         if effect.did is not Did.NOTHING:
             effect = replace(effect, did=Did.CHANGES_ON_SECOND_PASS, situation=effect.did.value)
         return _seen(second, first.output, effect)
-    _, again, _ = run_reused(adapter, context, (POISONS[trial.poison][0],), deltas)
+    poison, again, _ = run_reused(adapter, context, (POISONS[trial.poison][0],), deltas)
+    if poison is not None and (poison.error is not None or poison.bad_returns):
+        return _seen(poison, "", NONE)  # the poison stream itself is what went wrong
     if again is None:
         return _seen(first, "", NONE)
-    pieces = read_pieces(candidate.text, context)
-    effect = first_effect(pieces, again.output) if again.ok else NONE
-    if effect.did is not Did.NOTHING:
-        effect = replace(effect, did=Did.DIFFERS_AFTER_REUSE, situation=effect.did.value)
-    return _seen(again, pieces.visible, effect)
+    # the reused session against a fresh one: a difference is reuse's (the fresh output's
+    # own faults are another trial's)
+    effect = NONE
+    if again.ok and again.output != first.output:
+        effect = Effect(Did.DIFFERS_AFTER_REUSE, situation=f"the {trial.poison} stream")
+    return _seen(again, first.output, effect)
 
 
 def _seen(trace: Trace, expected: str, effect: Effect) -> Seen:
