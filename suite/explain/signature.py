@@ -331,11 +331,19 @@ def _dropped_after(base: Signature, prober: _Prober, candidate: Candidate, piece
     alone = Candidate(text, cuts, Context(conformance_class=candidate.context.conformance_class))
     if alone.text and prober.still(alone):  # dropped without the delimiter too
         return replace(base, piece="answer text", family=family_name, boundary=boundary)
-    raw = candidate.text[start:end]
     case = ""
-    if case_of(raw, label.tag) != "as spelled" and not prober.still(
-            _swap(candidate, start, end, label.tag.text)):
-        case = "other letter case"
+    # the delimiter whose letter case the drop needs: this one, or one before it
+    for k in range(before, -1, -1):
+        other = pieces.labels[k]
+        if other.part is not Part.DELIMITER or other.tag is None or (
+                k > 0 and pieces.labels[k - 1].start == other.start
+                and pieces.labels[k - 1].part is Part.DELIMITER):
+            continue
+        first, last = pieces.delimiter_span(k)
+        if case_of(candidate.text[first:last], other.tag) != "as spelled" and not \
+                prober.still(_swap(candidate, first, last, other.tag.text)):
+            case = "other letter case"
+            break
     if family_name not in ("", "custom") and candidate.context.conformance_class == GENERIC \
             and _every_feature(prober, candidate, start, end, label.tag):
         family_name = "enabled feature"
@@ -496,9 +504,9 @@ def _delimiter_signature(base: Signature, prober: _Prober, candidate: Candidate,
     if fam == "custom":  # the caller's delimiters: whether they are honoured at all
         piece = "any delimiter"
     boundary = _boundary(candidate, pieces, effect.at)
-    if spliced:
-        return replace(base, piece=piece, family=fam,
-                       boundary="spliced from the text around a removed piece")
+    if spliced:  # the splice is the bug, whichever delimiter it forms (and its settings)
+        return replace(base, piece="any delimiter", family="",
+                       context=(), boundary="spliced from the text around a removed piece")
     if case == "as spelled" or prober.still(_swap(candidate, start, end, tag.text)):
         case = ""
     else:  # upper and mixed case alike: not the vocabulary's spelling
