@@ -90,6 +90,35 @@ def add_search_options(parser: argparse.ArgumentParser, words: SearchWords, *,
     add_explain_options(parser)
 
 
+def print_bugs(spec: str, findings: list[Finding], args: argparse.Namespace) -> None:
+    """The findings grouped into the bugs behind them. When the scrubber hung or died in
+    this search, its other findings are not rerun to be shrunk (each rerun could cost
+    the timeout again): they are listed as not explained, saying how to explain them."""
+    run, scenarios = findings_as_run(spec, findings, args.claim)
+    if not run.results:
+        return
+    hostile = [r for r in run.results if r.outcome is not Outcome.FAIL]
+    kept = run.results
+    if hostile:
+        run.results = hostile
+    explanation = explain_run(run, scenarios, seconds=args.explain_seconds,
+                              budget=args.explain_budget,
+                              timeout=args.explain_seconds + args.timeout)
+    for result in kept:
+        if hostile and result.outcome is Outcome.FAIL:
+            explanation.failing += 1
+            explanation.unexplained[result.scenario_id] = (
+                "the scrubber hung or died in this search, so its findings are not run "
+                "again to be shrunk: save them with --out and run `scrubcheck explain` on "
+                "a run of them")
+    print()
+    print_explanation(explanation, spec)
+
+
+#: the search's findings of a scrubber that hung or died, as the outcome a run gives them
+LOST = {"timeout": Outcome.TIMEOUT, "crash": Outcome.ERROR}
+
+
 def findings_as_run(spec: str, findings: list[Finding],
                     conformance_class: str | None) -> tuple[RunResult, dict[str, Scenario]]:
     """A search's findings as a run of one scenario each (the scenario each would be
@@ -101,8 +130,14 @@ def findings_as_run(spec: str, findings: list[Finding],
         if scenario is None:  # a linear-time finding: measured once, not shrunk
             continue
         scenarios[scenario.id] = scenario
-        failure = finding.violation.amended(chunking="recorded",
-                                            deltas=tuple(scenario.deltas))
+        violation = finding.violation
+        lost = LOST.get(violation.check)
+        if lost is not None:  # a hang or a crash: grouped by its message, never rerun
+            results.append(ScenarioResult(scenario.id, scenario.area, list(scenario.rules),
+                                          scenario.file, scenario.line, scenario.description,
+                                          lost, reason=violation.detail))
+            continue
+        failure = violation.amended(chunking="recorded", deltas=tuple(scenario.deltas))
         results.append(ScenarioResult(scenario.id, scenario.area, list(scenario.rules),
                                       scenario.file, scenario.line, scenario.description,
                                       Outcome.FAIL, failures=[failure]))
@@ -160,11 +195,7 @@ def report_search(tool: str, args: argparse.Namespace,
     print_summary(tool, result.spec, result.findings, result.seconds,
                   [*lines(result), *linear_lines(result.linear)], result.errors)
     if result.findings and not args.no_explain:
-        run, scenarios = findings_as_run(result.spec, result.findings, args.claim)
-        if run.results:
-            print()
-            print_explanation(explain_run(run, scenarios, seconds=args.explain_seconds,
-                                          budget=args.explain_budget), result.spec)
+        print_bugs(result.spec, result.findings, args)
     if args.out and result.findings:
         for path in save_findings(result.findings, args.out):
             print(f"saved: {path}")
