@@ -16,7 +16,6 @@ usage errors (a report that cannot be read, a scrubber that cannot be loaded).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -31,6 +30,7 @@ from scrubcheck.corpus import load_corpus
 from scrubcheck.explain import Explanation, explain_run, write_explanation
 from scrubcheck.reports.bugs import console_lines
 from scrubcheck.reports.json_report import read_report
+from scrubcheck.runner import RunSettings
 
 NAME = "explain"
 HELP = "name the bugs behind a report's failures, each with its smallest stream"
@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     for error in corpus.errors:
         print(error, file=sys.stderr)
     try:
-        explanation = explain_run(report, corpus.by_id(), jobs=args.jobs or 2,
+        explanation = explain_run(report, corpus.by_id(), jobs=RunSettings(jobs=args.jobs).workers,
                                   seconds=args.explain_seconds, budget=args.explain_budget,
                                   cache=not args.no_cache)
     except AdapterError as exc:
@@ -84,7 +84,3 @@ def print_explanation(explanation: Explanation, spec: str, out=None) -> None:
     for line in console_lines(explanation.to_dict(), spec):
         print(line, file=out)
 
-
-def load_explanation(path: Path) -> dict:
-    """An explanation.json as written (for the tools that read it back)."""
-    return json.loads(path.read_text(encoding="utf-8"))

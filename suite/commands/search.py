@@ -45,7 +45,8 @@ from scrubcheck.hunt.findings_output import (
     save_findings,
 )
 from scrubcheck.model import GENERIC, Scenario
-from scrubcheck.results import Outcome, RunResult, ScenarioResult
+from scrubcheck.results import Outcome, RunResult
+from scrubcheck.runner.judge import blank_result
 
 #: Adds a command's own options at one place among the shared ones.
 AddOptions = Callable[[argparse.ArgumentParser], None]
@@ -133,14 +134,11 @@ def findings_as_run(spec: str, findings: list[Finding],
         violation = finding.violation
         lost = LOST.get(violation.check)
         if lost is not None:  # a hang or a crash: grouped by its message, never rerun
-            results.append(ScenarioResult(scenario.id, scenario.area, list(scenario.rules),
-                                          scenario.file, scenario.line, scenario.description,
-                                          lost, reason=violation.detail))
+            results.append(blank_result(scenario, lost, violation.detail))
             continue
-        failure = violation.amended(chunking="recorded", deltas=tuple(scenario.deltas))
-        results.append(ScenarioResult(scenario.id, scenario.area, list(scenario.rules),
-                                      scenario.file, scenario.line, scenario.description,
-                                      Outcome.FAIL, failures=[failure]))
+        result = blank_result(scenario, Outcome.FAIL)
+        result.failures = [violation.amended(chunking="recorded", deltas=tuple(scenario.deltas))]
+        results.append(result)
     run = RunResult(scrubber=spec, scrubber_kind="", supported_features=[],
                     accepted_context=[], spec_version="", scrubcheck_version="",
                     started_at="", duration_s=0.0,

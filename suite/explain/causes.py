@@ -74,13 +74,6 @@ class RootCause:
             return min(worst, Severity.TIMEOUT)
         return worst
 
-    @property
-    def complete(self) -> bool:
-        return self.smallest.complete
-
-    def quoted_rules(self) -> list[str]:
-        return [f"{rule} ({RULES[rule].level}): {RULES[rule].title}" for rule in self.rules]
-
     def to_dict(self) -> dict[str, Any]:
         small = self.smallest
         return {

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from scrubcheck.adapters import load_adapter
@@ -25,7 +25,7 @@ from scrubcheck.explain.causes import RootCause, group
 from scrubcheck.explain.failure import Explained, by_message, explain_scenario
 from scrubcheck.explain.store import Store, entry_key
 from scrubcheck.model import Scenario
-from scrubcheck.results import Outcome, RunResult, ScenarioResult
+from scrubcheck.results import Outcome, RunResult
 from scrubcheck.runner import RunSettings
 from scrubcheck.runner.pool import Lost, Task, WorkerPool
 
@@ -177,10 +177,3 @@ def explain_run(run: RunResult, scenarios: dict[str, Scenario], *, jobs: int = 1
 class _OverBudget(Exception):
     """The run's explanation budget was spent before this scenario was reached."""
 
-
-def results_by_id(run: RunResult) -> dict[str, ScenarioResult]:
-    return {r.scenario_id: r for r in run.results}
-
-
-def with_settings(run: RunResult, **changes: Any) -> RunResult:
-    return replace(run, settings={**run.settings, **changes})

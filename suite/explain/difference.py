@@ -19,7 +19,7 @@ import os
 from dataclasses import dataclass
 from enum import StrEnum
 
-from scrubcheck.explain.pieces import Label, Part, Pieces, case_of, family, role
+from scrubcheck.explain.pieces import Label, Part, Pieces
 
 
 class Did(StrEnum):
@@ -69,13 +69,6 @@ class Effect:
     label: Label | None = None  # the piece's label there
     situation: str = ""  # for reasoning: which block holds it
 
-    @property
-    def delimiter(self) -> str:
-        """The delimiter concerned, abstracted: role, format and letter case."""
-        label = self.label
-        if label is None or label.tag is None:
-            return ""
-        return f"{role(label.tag)} of {family(label.tag)} ({case_of(label.raw, label.tag)})"
 
 
 NONE = Effect(Did.NOTHING)

@@ -204,6 +204,3 @@ def _align(text: str, visible: str) -> list[int]:
         i += 1
     return origin
 
-
-def tag_kind(label: Label) -> TagKind | None:
-    return label.tag.kind if label.tag is not None else None
