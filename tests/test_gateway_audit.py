@@ -342,6 +342,25 @@ def test_a_wrong_key_exits_2_and_the_key_is_written_nowhere(upstream, capsys, tm
         assert SECRET not in text and SECRET[::-1] not in text  # … the key never
 
 
+def test_the_environments_openai_key_never_reaches_a_test_gateway(upstream, capsys,
+                                                                   tmp_path, monkeypatch):
+    """Unasked, OPENAI_API_KEY goes only to OpenAI's own API: a loopback gateway that
+    wants exactly that key is sent the placeholder (and refuses it); named with
+    --key-env, the same key is sent and the audit runs."""
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    with gateway(gw.CheckKey(SECRET), upstream) as server:
+        code, out, err, _ = cli_audit(capsys, server.url, "--out", str(tmp_path / "unasked"))
+        assert code == 2, (out, err)
+        assert "Incorrect API key provided: scrubcheck-no-key" in out
+        assert "OPENAI_API_KEY is set but is not sent to" in err
+        code, out2, err2, _ = cli_audit(capsys, server.url, "--key-env", "OPENAI_API_KEY",
+                                        "--out", str(tmp_path / "asked"))
+        assert code == 1 and "result: FAIL" in out2, (out2, err2)  # it ran: raw clients leak
+    written = "".join(p.read_text("utf-8") for p in tmp_path.rglob("*") if p.is_file())
+    for text in (out, err, out2, err2, written):
+        assert SECRET not in text
+
+
 def test_an_upstream_the_user_runs_is_checked_and_used(upstream, capsys, tmp_path):
     """--upstream-url: the audit starts no replay server; one that is not a replay server
     (or lacks the scenarios) is refused before anything is sent through the gateway."""

@@ -271,13 +271,30 @@ def test_missing_key_variable_is_a_usage_error(monkeypatch, capsys):
     assert "SCRUBCHECK_NO_SUCH_KEY is not set" in capsys.readouterr().err
 
 
-def test_without_api_key_env_the_openai_variable_is_used_and_named(tmp_path, monkeypatch,
-                                                                   capsys):
+def test_a_test_server_never_receives_the_environments_openai_key(tmp_path, monkeypatch,
+                                                                  capsys):
+    """OPENAI_API_KEY is OpenAI's: unasked, a loopback server gets the placeholder, and
+    the console says the key was held back and how to send one."""
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     out = tmp_path / "default.capture.json"
     with running(ScriptedServer(echo_key)) as server:
         code = main(["gateway", "record", "--base-url", server.url, "--model", "m",
                      "--out", str(out)])
+    printed = capsys.readouterr()
+    assert code == 0
+    (capture,) = read_captures(out)
+    assert capture.content == "your header was Bearer scrubcheck-no-key"
+    assert "OPENAI_API_KEY is set but is not sent to http://127.0.0.1:" in printed.err
+    assert "--api-key-env VAR sends the key" in printed.err
+    assert SECRET not in printed.out + printed.err + out.read_text(encoding="utf-8")
+
+
+def test_the_openai_key_is_sent_when_the_user_names_it(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    out = tmp_path / "asked.capture.json"
+    with running(ScriptedServer(echo_key)) as server:
+        code = main(["gateway", "record", "--base-url", server.url, "--model", "m",
+                     "--api-key-env", "OPENAI_API_KEY", "--out", str(out)])
     printed = capsys.readouterr()
     assert code == 0
     (capture,) = read_captures(out)
@@ -301,17 +318,33 @@ def test_without_any_key_the_placeholder_is_sent_with_a_warning(tmp_path, monkey
     (capture,) = read_captures(out)
     assert capture.content == "your header was Bearer scrubcheck-no-key"
     err = capsys.readouterr().err
-    assert "warning: no API key: OPENAI_API_KEY is not set" in err
+    assert "warning: no API key: no --api-key-env was given" in err
     assert "'scrubcheck-no-key'" in err
+
+
+@pytest.mark.parametrize("base_url, sent", [
+    ("https://api.openai.com/v1", True),
+    ("https://API.OpenAI.com/v1", True),
+    ("http://api.openai.com/v1", False),  # not over TLS: not OpenAI's API as published
+    ("https://api.openai.com.evil.example/v1", False),
+    ("https://gateway.example/v1", False),
+    ("http://127.0.0.1:8000/v1", False),
+    (None, False),
+])
+def test_the_openai_key_goes_unasked_only_to_openai(base_url, sent):
+    from scrubcheck.gateway.recorder import api_key
+
+    key, note = api_key(None, base_url, {"OPENAI_API_KEY": "sk-default-0000"})
+    assert (key == "sk-default-0000") is sent and "sk-default" not in note
 
 
 def test_a_named_key_variable_wins_over_the_openai_one(monkeypatch):
     from scrubcheck.gateway.recorder import api_key
 
     environ = {"OPENAI_API_KEY": "sk-default-0000", "MY_KEY": SECRET}
-    key, note = api_key("MY_KEY", environ)
+    key, note = api_key("MY_KEY", "http://127.0.0.1:9/v1", environ)
     assert key == SECRET and note == "API key from MY_KEY" and SECRET not in note
-    key, note = api_key(None, environ)
+    key, note = api_key(None, "https://api.openai.com/v1", environ)
     assert key == "sk-default-0000" and "sk-default" not in note
 
 

@@ -84,9 +84,10 @@ def _record_arguments(p: argparse.ArgumentParser) -> None:
                    help="model name to request; repeat to record several models "
                         "(each with every prompt)")
     p.add_argument("--api-key-env", metavar="VAR",
-                   help="name of the environment variable holding the API key (default: "
-                        "OPENAI_API_KEY when set, else a placeholder key; the key is never "
-                        "written to captures, logs or messages)")
+                   help="name of the environment variable holding the API key, sent to "
+                        "--base-url (default: OPENAI_API_KEY when the base URL is OpenAI's "
+                        "own API, else a placeholder key; the key is never written to "
+                        "captures, logs or messages)")
     prompts = p.add_mutually_exclusive_group()
     prompts.add_argument("--prompt", action="append", metavar="TEXT",
                          help="user message; repeat for several streams")
@@ -132,7 +133,7 @@ def _record(args: argparse.Namespace) -> int:
     if not args.base_url or not args.model:
         return _usage("record needs --base-url and --model (or --from-sse FILE)")
     try:
-        key, key_note = api_key(args.api_key_env)
+        key, key_note = api_key(args.api_key_env, args.base_url)
     except MissingKey as exc:
         return _usage(str(exc))
     try:
@@ -368,9 +369,10 @@ def _audit_arguments(p: argparse.ArgumentParser) -> None:
                              "list`), with the replay server as its upstream, audit it and "
                              "stop it; its key and routing headers come from its manifest")
     p.add_argument("--key-env", "--api-key-env", dest="key_env", metavar="VAR",
-                   help="environment variable holding the gateway's API key (default: "
-                        "OPENAI_API_KEY when set, else a placeholder key); the key is never "
-                        "written to reports, captures or messages")
+                   help="environment variable holding the gateway's API key, sent to "
+                        "--gateway (default: OPENAI_API_KEY when the gateway is OpenAI's own "
+                        "API, else a placeholder key); the key is never written to reports, "
+                        "captures or messages")
     p.add_argument("--route", default="model={id}", metavar="TEMPLATE",
                    help="how a request names the scenario: space-separated terms model=V, "
                         "body.FIELD=V, header:NAME=V, header:NAME=$VAR (the value from the "
@@ -502,7 +504,7 @@ def _audit_options(args: argparse.Namespace) -> AuditOptions:
 
     try:
         route = Route.parse(args.route, header_env=_header_env(args.header_env))
-        key, key_note = api_key(args.key_env)
+        key, key_note = api_key(args.key_env, args.gateway)
     except (RouteError, MissingKey) as exc:
         raise _AuditUsage(str(exc)) from exc
     if not args.gateway_name:

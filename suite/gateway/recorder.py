@@ -8,10 +8,12 @@ timeout) ends the capture with an error and keeps every chunk before it. The
 API key is passed to the client and nowhere else: it is redacted from any
 message before the message is kept.
 
-Which key: the variable named by `--api-key-env`, else `OPENAI_API_KEY` (the
-openai client's own convention, so a user who has it set gets what every other
-tool would send), else a placeholder, which only a server that checks no key
-accepts. The user is told which variable was used, never the key.
+Which key: the variable named by `--api-key-env`; else `OPENAI_API_KEY`, but only
+when the base URL is OpenAI's own API (a key minted by OpenAI is for OpenAI: a
+user who points the recorder at a third-party gateway or a test server must not
+hand it their OpenAI key unasked); else a placeholder, which only a server that
+checks no key accepts. The user is told which variable was used, or why none
+was, never the key.
 """
 
 from __future__ import annotations
@@ -44,13 +46,26 @@ class MissingKey(LookupError):
     """The variable the user named holds no key."""
 
 
-def api_key(variable: str | None, environ: Mapping[str, str] = os.environ
-            ) -> tuple[str | None, str]:
+#: The hosts whose key OPENAI_API_KEY is: the only ones it is sent to unasked.
+OPENAI_HOSTS = frozenset({"api.openai.com"})
+
+
+def is_openai(base_url: str | None) -> bool:
+    """Whether `base_url` is OpenAI's own API over https (the key's owner)."""
+    if not base_url:
+        return False
+    parts = urlsplit(base_url)
+    return parts.scheme == "https" and (parts.hostname or "").lower() in OPENAI_HOSTS
+
+
+def api_key(variable: str | None, base_url: str | None,
+            environ: Mapping[str, str] = os.environ) -> tuple[str | None, str]:
     """(key or None for the placeholder, a sentence for the user naming where it came from).
 
-    A variable the user named must hold a key (MissingKey otherwise); the default
-    one may be absent, and then the sentence is a warning. The key itself never
-    appears in the sentence.
+    A variable the user named must hold a key (MissingKey otherwise) and is sent to
+    `base_url`, whatever it is: the user asked. Unasked, OPENAI_API_KEY goes only to
+    OpenAI's own API; anywhere else the placeholder goes out and the sentence says
+    how to send a key. The key itself never appears in the sentence.
     """
     if variable:
         key = environ.get(variable)
@@ -58,12 +73,16 @@ def api_key(variable: str | None, environ: Mapping[str, str] = os.environ
             raise MissingKey(f"environment variable {variable} is not set or empty")
         return key, f"API key from {variable}"
     key = environ.get(DEFAULT_KEY_ENV)
-    if key:
-        return key, (f"API key from {DEFAULT_KEY_ENV} (the openai client's default; "
+    if key and is_openai(base_url):
+        return key, (f"API key from {DEFAULT_KEY_ENV} (the base URL is OpenAI's own API; "
                      "--api-key-env VAR picks another variable)")
-    return None, (f"warning: no API key: {DEFAULT_KEY_ENV} is not set and no --api-key-env "
-                  f"was given; sending the placeholder key {NO_KEY!r}, which only a server "
-                  "that checks no key accepts")
+    placeholder = (f"sending the placeholder key {NO_KEY!r}, which only a server that "
+                   "checks no key accepts; --api-key-env VAR sends the key held in VAR")
+    if key:
+        return None, (f"note: {DEFAULT_KEY_ENV} is set but is not sent to "
+                      f"{public_url(base_url or '')}, which is not OpenAI's own API; "
+                      + placeholder)
+    return None, f"warning: no API key: no --api-key-env was given; {placeholder}"
 
 
 def public_url(url: str) -> str:
