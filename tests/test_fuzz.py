@@ -156,6 +156,24 @@ def test_seeds_dictionary_and_options_for_the_infrastructure(tmp_path):
     assert len(names) > 100 and any(n.startswith("structured-") for n in names)
 
 
+def test_seeds_come_through_the_corpus_loader_and_its_limits(tmp_path, monkeypatch):
+    """The fuzzer reads the corpus as every other command does: generated families seed
+    it too, and a file over the loader's size bound gives no seed."""
+    from scrubcheck.corpus.coverage import is_generated
+    from scrubcheck.corpus.loader import MAX_BYTES_ENV
+    from scrubcheck.hunt.fuzzing import write_seeds
+
+    scenarios = {s.id: s for s in load_corpus().scenarios}
+    write_seeds(tmp_path / "all")
+    seeded = [p.name for p in (tmp_path / "all").iterdir()
+              if not p.name.startswith("structured-")]
+    assert len(seeded) == 96 and set(seeded) <= set(scenarios)
+    assert any(is_generated(scenarios[name]) for name in seeded)
+    monkeypatch.setenv(MAX_BYTES_ENV, "1")  # every shipped file is over the bound
+    write_seeds(tmp_path / "bounded")
+    assert all(p.name.startswith("structured-") for p in (tmp_path / "bounded").iterdir())
+
+
 def test_build_script_lays_out_one_fuzzer_per_scrubber(tmp_path):
     """fuzz/build.sh with the OSS-Fuzz helpers stubbed: what lands in $OUT."""
     src, out, stubs = tmp_path / "src", tmp_path / "out", tmp_path / "bin"

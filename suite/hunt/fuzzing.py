@@ -100,28 +100,13 @@ def work_directory(spec: str, against: str | None, override: Path | None,
 
 
 def _corpus_streams() -> list[tuple[str, tuple[str, ...], Context]]:
-    """(id, deltas, context) of the shipped YAML scenarios, read without validation
-    (seeds only need text; `scrubcheck lint` validates the corpus)."""
-    import yaml
+    """(id, deltas, context) of the shipped corpus, read by the one corpus loader: its
+    size bound and alias refusal hold here too, and the generated families seed the
+    fuzzer as the hand-written scenarios do. A file the loader refuses gives no
+    seeds (`scrubcheck lint` names it); the rest still do."""
+    from scrubcheck.corpus import load_corpus
 
-    from scrubcheck.corpus import corpus_files, default_corpus_dir
-    from scrubcheck.corpus.scenario_builder import context_from
-
-    streams = []
-    for path in corpus_files([default_corpus_dir()]):
-        text = path.read_text(encoding="utf-8")
-        try:  # libyaml is fast but refuses lone surrogate escapes
-            data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-        except yaml.YAMLError:
-            data = yaml.safe_load(text)
-        for item in data if isinstance(data, list) else []:
-            if isinstance(item, dict) and "deltas" in item and "id" in item:
-                try:
-                    streams.append((str(item["id"]), tuple(item["deltas"]),
-                                    context_from(item.get("context"))))
-                except (TypeError, ValueError):
-                    continue
-    return streams
+    return [(s.id, s.deltas, s.context) for s in load_corpus().scenarios]
 
 
 def write_seeds(directory: Path, count: int = 96, structured: int = 32) -> None:
