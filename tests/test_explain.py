@@ -107,8 +107,9 @@ def _selection(rules: tuple[str, ...]) -> list[Scenario]:
     return [s for s in scenarios if s.id in chosen]
 
 
-def _explained(spec: str, scenarios: list[Scenario]):
-    run = run_corpus(spec, scenarios, RunSettings(jobs=2, linear_check=False))
+def _explained(spec: str, scenarios: list[Scenario], claim: str | None = None):
+    run = run_corpus(spec, scenarios, RunSettings(jobs=2, linear_check=False,
+                                                  conformance_class=claim))
     failing = [r for r in run.results if r.outcome in (Outcome.FAIL, Outcome.ERROR,
                                                       Outcome.TIMEOUT)]
     explanation = explain_run(run, {s.id: s for s in scenarios}, jobs=2, seconds=5)
@@ -144,6 +145,23 @@ def test_a_scrubber_with_one_bug_is_explained_as_one_root_cause(
     assert len(explanation.unexplained) <= 0.05 * len(failing), explanation.unexplained
     # the largest root cause has a small stream that states it
     assert explanation.causes[0].smallest.size <= 40
+
+
+def test_within_a_class_a_pre_filled_block_and_an_opened_one_are_one_bug() -> None:
+    """Within a format's class, a block the template opened reads as one the model opened
+    with the class's own open, when the implementation treats them alike: a scrubber that
+    shows the end of any unclosed block is one bug there too (plus its second way, the
+    may-skip pre-fill whose answer it repeats), not one per way the block was opened."""
+    scenarios = [s for s in _selection(("R-UNCLOSED-1", "R-ORPHAN-2"))
+                 if s.context.starts_in_reasoning or "R-UNCLOSED-1" in s.rules]
+    failing, explanation = _explained(BROKEN["flush_leaks_tail"], scenarios, claim="think")
+    prefilled = {r.scenario_id for r in failing} & {
+        s.id for s in scenarios if s.context.starts_in_reasoning
+        and not s.context.may_skip_reasoning}
+    assert prefilled, "no pre-filled scenario fails: the test proves nothing"
+    leaks = [c for c in explanation.causes if c.kind == "leak"]
+    assert len(leaks) == 1, [c.name for c in explanation.causes]
+    assert prefilled <= set(leaks[0].scenarios)
 
 
 def test_two_bugs_seen_by_one_check_are_two_root_causes(tmp_path: Path) -> None:

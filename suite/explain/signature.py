@@ -457,7 +457,7 @@ def _canonical(candidate: Candidate, pieces: Pieces) -> Candidate | None:
     there is nothing to rewrite, or the stream is judged in a format's own class."""
     context = candidate.context
     if context.conformance_class != GENERIC:
-        return None
+        return _prefill_written_out(candidate, pieces)
     text, labels = candidate.text, pieces.labels
     parts: list[tuple[int, int, str]] = []  # (start, end, replacement)
     k = 0
@@ -490,6 +490,23 @@ def _canonical(candidate: Candidate, pieces: Pieces) -> Candidate | None:
         canon = replace(canon, text=opener + canon.text,
                         cuts=tuple(c + len(opener) for c in canon.cuts))
     return canon if canon != candidate else None
+
+
+def _prefill_written_out(candidate: Candidate, pieces: Pieces) -> Candidate | None:
+    """Within a format's class, the one rewrite that keeps the class: a pre-filled open
+    written out as the class's own reasoning open, so that a block the template opened
+    and one the model opened read alike when the implementation treats them alike.
+    None when nothing was pre-filled or the class has no plain reasoning open."""
+    context = candidate.context
+    if not context.starts_in_reasoning:
+        return None
+    opener = next((tag.text for tag in pieces.context.vocabulary().tags
+                   if tag.kind is TagKind.OPEN and not tag.header and not tag.ends
+                   and _partner(pieces, tag) is not None), None)
+    if opener is None:
+        return None
+    return Candidate(opener + candidate.text, tuple(c + len(opener) for c in candidate.cuts),
+                     replace(context, starts_in_reasoning=False))
 
 
 def _delimiter_signature(base: Signature, prober: _Prober, candidate: Candidate,
