@@ -18,7 +18,14 @@ from scrubcheck.corpus import Corpus
 from scrubcheck.corpus.fingerprint import corpus_digest
 from scrubcheck.matrix.markdown import render_markdown as render_matrix
 from scrubcheck.matrix.stored import load_stored_matrix
-from scrubcheck.regenerate.readme import gateway_numbers, table
+from scrubcheck.regenerate.quotes import (
+    COMPLIANCE_PAGE,
+    GATEWAY_HEADING,
+    GATEWAYS_PAGE,
+    HEADLINE_HEADING,
+    gateway_numbers,
+    table,
+)
 from scrubcheck.reports import read_report, write_reports
 from scrubcheck.runner.harness import formats_digest, harness_digest, implementation_digest
 from scrubcheck.spec import SPEC_VERSION
@@ -97,13 +104,13 @@ def test_a_gateway_audit_ran_on_the_current_corpus_and_spec(path: Path, corpus: 
                             + REGENERATE.format("gateways"))
 
 
-def test_the_readme_gateway_table_is_the_committed_audits() -> None:
-    """README's table under 'Real gateways audited' gives, for every committed audit,
-    what each client sees, what the gateway did and the timing, as its JSON says, and the
-    scenario count above it is the audits' (a regenerated audit without the README
+def test_the_gateway_page_table_is_the_committed_audits() -> None:
+    """docs/gateways.md's table under 'Real gateways audited' gives, for every committed
+    audit, what each client sees, what the gateway did and the timing, as its JSON says,
+    and the scenario count above it is the audits' (a regenerated audit without the page
     updated fails)."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    rows = _table(readme, "### Real gateways audited")[2:]
+    page = (ROOT / GATEWAYS_PAGE).read_text(encoding="utf-8")
+    rows = _table(page, GATEWAY_HEADING)[2:]
     quoted = {row.split("|")[1].strip().split(" ")[0]: [c.strip() for c in row.split("|")[3:-1]]
               for row in rows}
     audits = {path: json.loads(path.read_text(encoding="utf-8")) for path in GATEWAY_AUDITS}
@@ -113,11 +120,11 @@ def test_the_readme_gateway_table_is_the_committed_audits() -> None:
     for path, data in audits.items():
         name = names[path]
         assert quoted[name] == gateway_numbers(data), (
-            f"README row of {name} vs {path.name}: " + REGENERATE.format("readme"))
+            f"{GATEWAYS_PAGE} row of {name} vs {path.name}: " + REGENERATE.format("quotes"))
         totals.add((len({r["id"] for r in data["results"]}), len(data["results"])))
     (scenarios, streams), = totals
-    assert f"{scenarios:,} scenarios × 2 shapes = {streams:,}" in readme, REGENERATE.format(
-        "readme")
+    assert f"{scenarios:,} scenarios × 2 shapes = {streams:,}" in page, REGENERATE.format(
+        "quotes")
 
 
 def _table(text: str, heading: str) -> list[str]:
@@ -136,22 +143,22 @@ def test_the_matrix_ran_on_the_current_corpus(corpus: Corpus) -> None:
                         + REGENERATE.format("matrix"))
 
 
-def test_the_readme_headline_table_is_the_matrix_headline() -> None:
-    """README.md quotes the headline of reports/matrix.json as `scrubcheck matrix`
-    renders it (`scrubcheck matrix --render-from reports/matrix.json` re-renders)."""
+def test_the_compliance_page_headline_table_is_the_matrix_headline() -> None:
+    """docs/compliance.md quotes the headline of reports/matrix.json as `scrubcheck
+    matrix` renders it (`scrubcheck matrix --render-from reports/matrix.json` re-renders)."""
     rendered = render_matrix(load_stored_matrix(REPORTS / "matrix.json"))
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    page = (ROOT / COMPLIANCE_PAGE).read_text(encoding="utf-8")
     headline = _table(rendered, "## Headline")
-    quoted = _table(readme, "## Real scrubbers compared")
-    assert quoted == headline, "README.md's table under 'Real scrubbers compared' is not " \
-                               "the headline table of reports/matrix.json"
+    quoted = _table(page, HEADLINE_HEADING)
+    assert quoted == headline, f"{COMPLIANCE_PAGE}'s table under {HEADLINE_HEADING!r} is " \
+                               "not the headline table of reports/matrix.json"
 
 
-def test_the_table_reader_finds_the_readme_and_matrix_tables() -> None:
+def test_the_table_reader_finds_the_page_and_matrix_tables() -> None:
     """The two tables compared above exist and have a row per implementation, so the
     comparison cannot pass or fail on an empty read."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    quoted = _table(readme, "## Real scrubbers compared")
+    page = (ROOT / COMPLIANCE_PAGE).read_text(encoding="utf-8")
+    quoted = _table(page, HEADLINE_HEADING)
     assert quoted[0].startswith("| implementation |") and len(quoted) > 3
     rendered = _table(render_matrix(load_stored_matrix(REPORTS / "matrix.json")), "## Headline")
     assert re.match(r"\| \*\*reference\*\* \|", rendered[2])

@@ -18,10 +18,9 @@ import pytest
 
 from scrubcheck.cli import main
 from scrubcheck.corpus import Corpus, select
-from scrubcheck.regenerate import Context, choose, regenerate
-from scrubcheck.regenerate import readme as readme_module
+from scrubcheck.regenerate import Context, choose, quotes, regenerate
 from scrubcheck.regenerate import targets as targets_module
-from scrubcheck.regenerate.targets import CannotRegenerate, Coverage, Matrix, Readme, Reference
+from scrubcheck.regenerate.targets import CannotRegenerate, Coverage, Matrix, Quotes, Reference
 from scrubcheck.results import RunResult
 from scrubcheck.runner import cache as cache_module
 from scrubcheck.runner import harness as harness_module
@@ -32,10 +31,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.fixture
 def checkout(tmp_path: Path) -> Path:
-    """A copy of the checkout's README and the reports regenerate reads."""
+    """A copy of the checkout's README, the quoting docs pages and the reports regenerate
+    reads."""
     root = tmp_path / "checkout"
     (root / "reports" / "gateways").mkdir(parents=True)
+    (root / "docs").mkdir()
     shutil.copy(ROOT / "README.md", root / "README.md")
+    for page in (quotes.COMPLIANCE_PAGE, quotes.GATEWAYS_PAGE):
+        shutil.copy(ROOT / page, root / page)
     shutil.copy(ROOT / "reports" / "coverage.md", root / "reports" / "coverage.md")
     return root
 
@@ -198,31 +201,36 @@ def test_a_matrix_row_whose_peer_is_gone_or_not_installed_is_refused(
         "name"] == "hermes-stream", "nothing of a target that cannot be rebuilt is written"
 
 
-def test_the_readme_quotes_are_the_committed_reports(checkout: Path) -> None:
-    """What regenerate writes into README.md from the committed reports is README.md: the
-    quotes are current (and the README target says so)."""
-    fresh = readme_module.updated((ROOT / "README.md").read_text(encoding="utf-8"),
-                                  ROOT / "reports" / "matrix.json",
-                                  sorted((ROOT / "reports" / "gateways").glob("*.json")))
-    assert fresh == (ROOT / "README.md").read_text(encoding="utf-8")
+def test_the_docs_quotes_are_the_committed_reports(checkout: Path) -> None:
+    """What regenerate writes into the docs pages from the committed reports is what they
+    hold: the quotes are current."""
+    compliance = ROOT / quotes.COMPLIANCE_PAGE
+    gateways = ROOT / quotes.GATEWAYS_PAGE
+    assert quotes.compliance_updated(compliance.read_text(encoding="utf-8"),
+                                     ROOT / "reports" / "matrix.json") == \
+        compliance.read_text(encoding="utf-8")
+    assert quotes.gateways_updated(gateways.read_text(encoding="utf-8"),
+                                   sorted((ROOT / "reports" / "gateways").glob("*.json"))) == \
+        gateways.read_text(encoding="utf-8")
 
 
-def test_the_readme_target_rewrites_a_changed_number_and_refuses_a_row_without_audit(
+def test_the_quotes_target_rewrites_a_changed_number_and_refuses_a_row_without_audit(
         checkout: Path, small: Corpus, tmp_path: Path) -> None:
     for name in ("matrix.json",):
         shutil.copy(ROOT / "reports" / name, checkout / "reports" / name)
     for audit in (ROOT / "reports" / "gateways").glob("*.json"):
         shutil.copy(audit, checkout / "reports" / "gateways" / audit.name)
     ctx = _context(checkout, small, tmp_path / "cache")
-    text = (checkout / "README.md").read_text()
+    page = checkout / quotes.GATEWAYS_PAGE
+    text = page.read_text()
     edited = re.sub(r"(× 2 shapes = )[\d,]+", r"\g<1>4,000", text, count=1)
     assert edited != text
-    (checkout / "README.md").write_text(edited)
-    assert Readme().stale(ctx) is not None
-    regenerate(ctx, [Readme()])
-    assert (checkout / "README.md").read_text() == text
+    page.write_text(edited)
+    assert Quotes().stale(ctx) is not None
+    regenerate(ctx, [Quotes()])
+    assert page.read_text() == text
     (checkout / "reports" / "gateways" / "portkey-openai.json").unlink()
-    [outcome] = regenerate(ctx, [Readme()], force=True)
+    [outcome] = regenerate(ctx, [Quotes()], force=True)
     assert outcome.state == "cannot" and "portkey:openai" in outcome.detail
 
 

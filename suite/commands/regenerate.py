@@ -1,7 +1,7 @@
-"""`scrubcheck regenerate`: rebuild every committed report and README quote that is stale.
+"""`scrubcheck regenerate`: rebuild every committed report and docs quote that is stale.
 
 The committed reports (coverage, the reference run, the compliance matrix, the
-gateway audits, README's tables) must describe the checkout; the tests insist.
+gateway audits, the docs pages' tables) must describe the checkout; the tests insist.
 This command finds which no longer do (`--check` stops there: exit 1 naming
 each) and rebuilds those, running implementations through the result cache, so
 that adding a scenario reruns that scenario on every row instead of the whole
@@ -24,7 +24,7 @@ from scrubcheck.regenerate.targets import gateway_cache
 from scrubcheck.runner.cache import ResultCache
 
 NAME = "regenerate"
-HELP = "rebuild the committed reports and README tables that no longer match the checkout"
+HELP = "rebuild the committed reports and docs tables that no longer match the checkout"
 _usage = usage_for(NAME)
 
 
@@ -42,7 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "cache (its folder is safe to delete at any time)")
     parser.add_argument("--list", action="store_true", help="list the targets and exit")
     parser.add_argument("--root", type=Path, default=Path("."), metavar="DIR",
-                        help="the checkout whose reports/ and README.md are regenerated "
+                        help="the checkout whose reports/ and docs/ are regenerated "
                              "(default: the current folder)")
     add_jobs_option(parser, "worker processes per run", default=2)
     add_progress_option(parser)

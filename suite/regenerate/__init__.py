@@ -1,4 +1,4 @@
-"""`scrubcheck regenerate`: every committed report and README quote, made current.
+"""`scrubcheck regenerate`: every committed report and docs quote, made current.
 
 See scrubcheck.regenerate.targets for what is rebuilt and how staleness is told,
 and scrubcheck.runner.cache for why a rebuild after a corpus change reruns only

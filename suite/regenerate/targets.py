@@ -6,8 +6,8 @@ implementation, whether the committed files still describe the checkout: the SPE
 version, the corpus digest, the harness digest and the implementations' versions
 they record, against today's. `build` makes them current, running implementations
 through the result cache (scrubcheck.runner.cache), so only the rows × scenarios
-whose digests changed are run. Targets run in dependency order: the README quotes
-the matrix and the audits, so it comes last.
+whose digests changed are run. Targets run in dependency order: the docs pages quote
+the matrix and the audits, so they come last.
 
 Each target reproduces what its committed files already are: the matrix reruns the
 rows the committed matrix.json has (and refuses, naming the install command, when
@@ -29,7 +29,7 @@ from scrubcheck.corpus import Corpus
 from scrubcheck.corpus.fingerprint import corpus_digest
 from scrubcheck.matrix import run_matrix, write_matrix
 from scrubcheck.peers import Manifest, ManifestError, read_marker, shipped_manifests
-from scrubcheck.regenerate import readme, spec_table
+from scrubcheck.regenerate import quotes, spec_table
 from scrubcheck.reports import read_report, write_reports
 from scrubcheck.reports.coverage import render as render_coverage
 from scrubcheck.results import RunResult
@@ -46,7 +46,7 @@ from scrubcheck.spec import SPEC_VERSION
 from scrubcheck.vocabulary import GENERIC
 
 Say = Callable[[str], None]
-#: what the committed matrix is run with (README: a full-mode `scrubcheck matrix`)
+#: what the committed matrix is run with (docs/compliance.md: a full-mode `scrubcheck matrix`)
 MATRIX_TIMEOUT_S = 120.0
 
 
@@ -59,7 +59,7 @@ class CannotRegenerate(RuntimeError):
 class Context:
     """What every target works with: the checkout, its corpus, the cache, the machine."""
 
-    root: Path  # the checkout: reports/ and README.md
+    root: Path  # the checkout: reports/, README.md and docs/
     corpus: Corpus
     cache: ResultCache | None  # None: --no-cache, every row runs in full
     gateway_cache: ResultCache | None
@@ -301,32 +301,40 @@ class SpecTable(Target):
         return [path]
 
 
-class Readme(Target):
-    name = "readme"
-    about = ("README.md's quotes of the reports: the matrix headline table, the gateway "
-             "table's numbers, the corpus and stream counts")
+class Quotes(Target):
+    name = "quotes"
+    about = ("the docs pages' quotes of the reports: docs/compliance.md's matrix headline "
+             "table and corpus size, docs/gateways.md's table numbers and stream count")
 
-    def _updated(self, ctx: Context) -> str:
-        text = (ctx.root / "README.md").read_text(encoding="utf-8")
-        return readme.updated(text, ctx.reports / "matrix.json",
-                              sorted((ctx.reports / "gateways").glob("*.json")))
+    def _pages(self, ctx: Context) -> dict[Path, str]:
+        """Each quoting page and its text made current."""
+        compliance = ctx.root / quotes.COMPLIANCE_PAGE
+        gateways = ctx.root / quotes.GATEWAYS_PAGE
+        return {
+            compliance: quotes.compliance_updated(compliance.read_text(encoding="utf-8"),
+                                                  ctx.reports / "matrix.json"),
+            gateways: quotes.gateways_updated(gateways.read_text(encoding="utf-8"),
+                                              sorted((ctx.reports / "gateways").glob("*.json"))),
+        }
 
     def stale(self, ctx: Context) -> str | None:
         try:
-            fresh = self._updated(ctx)
-        except (OSError, readme.ReadmeError) as exc:
+            pages = self._pages(ctx)
+        except (OSError, quotes.QuoteError) as exc:
             return str(exc)
-        current = (ctx.root / "README.md").read_text(encoding="utf-8")
-        return None if fresh == current else "its tables or counts differ from the reports"
+        changed = [path.relative_to(ctx.root).as_posix() for path, text in pages.items()
+                   if path.read_text(encoding="utf-8") != text]
+        return (f"{', '.join(changed)}: tables or counts differ from the reports"
+                if changed else None)
 
     def build(self, ctx: Context) -> list[Path]:
         try:
-            text = self._updated(ctx)
-        except readme.ReadmeError as exc:
-            raise CannotRegenerate(f"README.md: {exc}") from exc
-        path = ctx.root / "README.md"
-        path.write_text(text, encoding="utf-8")
-        return [path]
+            pages = self._pages(ctx)
+        except (OSError, quotes.QuoteError) as exc:
+            raise CannotRegenerate(f"docs pages: {exc}") from exc
+        for path, text in pages.items():
+            path.write_text(text, encoding="utf-8")
+        return list(pages)
 
 
 def gateway_cache(root: Path | None) -> ResultCache:
@@ -335,7 +343,7 @@ def gateway_cache(root: Path | None) -> ResultCache:
     return ResultCache(root, extra=GATEWAY_PARTS)
 
 
-#: the audit forms the repository keeps (README links the html, regenerate reads the json)
+#: the audit forms the repository keeps (docs/gateways.md links the html, regenerate reads the json)
 COMMITTED_AUDIT_KINDS = ("md", "html", "json")
 
 
@@ -379,7 +387,7 @@ class Gateways(Target):
         written: list[Path] = []
         for path in self.audits(ctx):
             data = _json(path) or {}
-            choice = readme.audit_name(data)
+            choice = quotes.audit_name(data)
             options = AuditOptions(jobs=ctx.jobs or AuditOptions.jobs)
             ctx.say(f"gateway {choice} ...")
             try:
@@ -445,6 +453,6 @@ class History(Target):
         return [path]
 
 
-#: every target, in the order they are built (the README quotes the others)
+#: every target, in the order they are built (the docs pages quote the others)
 TARGETS: tuple[Target, ...] = (SpecTable(), Coverage(), Reference(), Matrix(), History(),
-                               Gateways(), Readme())
+                               Gateways(), Quotes())
