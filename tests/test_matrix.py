@@ -149,9 +149,10 @@ def test_the_three_forms_are_written_and_agree(tmp_path):
     matrix = _matrix()
     md, html, js = write_matrix(matrix, tmp_path)
     text = md.read_text()
-    # claim, pass, leak, fail, SHOULD, error, distinct failure classes, unsupported, beyond
-    assert "| **demo** | demo==1 | streaming scrubber | generic | 1 | 3 | 1 | 1 | 1 | 4 | 1 | 0 |" \
-        in text
+    # claim, pass, leak, fail, SHOULD, error, bugs (n/a: not explained), distinct failure
+    # classes, unsupported, beyond
+    assert "| **demo** | demo==1 | streaming scrubber | generic | 1 | 3 | 1 | 1 | 1 | n/a | 4 | " \
+        "1 | 0 |" in text
     assert "not installed: run `scrubcheck peers install absent`" in text
     assert "`scrubcheck show b-short --scrubber peer:demo --chunking whole --seed 0`" in text
     assert "quick: fewer chunkings" in text and "takes no context" in text

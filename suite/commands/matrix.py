@@ -7,7 +7,9 @@ own with the reference and the peers); `--area`/`--id` narrow the corpus, and
 the page says so. `--timeout` is the wall-clock budget of each scenario and of
 each row's linear-time check, exactly as in `run`: a row that hangs, crashes
 or runs out of memory costs its own scenarios (TIMEOUT or ERROR) and nothing
-of the other rows. Exit 0 when the matrix was written (the implementations'
+of the other rows. Each row's failures within its claim are explained as bugs
+(matrix.bugs: shrunk, grouped, each with its smallest stream) unless
+`--no-explain`. Exit 0 when the matrix was written (the implementations'
 failures are its content, not an error), 2 on usage errors.
 """
 
@@ -22,6 +24,7 @@ from typing import Any
 from scrubcheck.adapters import AdapterError
 from scrubcheck.commands.options import (
     add_dask_options,
+    add_explain_options,
     add_formats_option,
     add_jobs_option,
     add_memory_limit_option,
@@ -38,6 +41,7 @@ from scrubcheck.commands.run import slug
 from scrubcheck.corpus import load_corpus, select
 from scrubcheck.distributed.dask_runner import DaskError
 from scrubcheck.matrix import run_matrix, write_matrix
+from scrubcheck.matrix.bugs import Explaining
 from scrubcheck.matrix.runs import RowRunner
 from scrubcheck.peers import ManifestError, shipped_manifests
 from scrubcheck.peers.manifest import split_release, with_releases
@@ -67,6 +71,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_out_option(parser, "where to write the matrix (default: reports/)",
                    default=Path("reports"))
     add_jobs_option(parser, "worker processes per run")
+    parser.add_argument("--no-explain", action="store_true",
+                        help="do not explain each row's failures within its claim as bugs")
+    add_explain_options(parser, budget=300.0, of="each row's explanation")
     parser.add_argument("--quick", action="store_true",
                         help="fewer chunkings per scenario (recorded, whole, char, fixed, tags, "
                              "2 random, splits and cuts near tags); recorded in the matrix")
@@ -148,7 +155,11 @@ def run(args: argparse.Namespace) -> int:
                                 progress=not args.no_progress, scrubbers=scrubbers,
                                 shard=args.shard, runner=runner, reports=reports,
                                 selection=_selection(args, len(scenarios),
-                                                     len(corpus.scenarios)))
+                                                     len(corpus.scenarios)),
+                                explaining=None if args.no_explain else Explaining(
+                                    args.explain_seconds, args.explain_budget,
+                                    settings.workers,
+                                    timeout=args.explain_seconds + args.timeout))
         except DaskError as exc:
             return _usage(str(exc))
     for path in write_matrix(matrix, args.out):

@@ -243,13 +243,15 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def add_explain_options(parser: argparse.ArgumentParser) -> None:
-    """The bounds of an explanation of failures as bugs (`run --explain`, `explain`)."""
+def add_explain_options(parser: argparse.ArgumentParser, budget: float = 900.0,
+                        of: str = "the whole explanation") -> None:
+    """The bounds of an explanation of failures as bugs (`run`, `explain`, `matrix`, whose
+    budget is per row)."""
     parser.add_argument("--explain-seconds", type=float, default=5.0, metavar="S",
                         help="time to shrink one failing scenario's streams (default 5)")
-    parser.add_argument("--explain-budget", type=float, default=900.0, metavar="S",
-                        help="time for the whole explanation; scenarios not reached are "
-                             "listed as not explained (default 900)")
+    parser.add_argument("--explain-budget", type=float, default=budget, metavar="S",
+                        help=f"time for {of}; scenarios not reached are listed as not "
+                             f"explained (default {budget:g})")
 
 
 def add_corpus_option(parser: argparse.ArgumentParser) -> None:

@@ -9,10 +9,12 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+from scrubcheck.matrix.bugs import bugs_sentence
 from scrubcheck.matrix.markdown import (
     GRID_NOTE,
     HEADLINE,
     LETTER,
+    bug_count,
     class_count,
     grid_cell,
     source_link,
@@ -28,6 +30,7 @@ from scrubcheck.matrix.rows import (
 )
 from scrubcheck.matrix.verdicts import ERROR, FAIL, LEAK, PASS, SHOULD, SKIPPED, UNSUPPORTED
 from scrubcheck.matrix.within_claim import BEYOND, NOT_JUDGED, claims_in, counts
+from scrubcheck.reports.bugs import html_section
 from scrubcheck.reports.htmlpage import PAGE_CSS, table, text
 
 _EXTRA_CSS = """
@@ -68,18 +71,22 @@ def render_html(matrix: Matrix) -> str:
         claim = row.claim
         if not row.ran:
             rows.append([_name(row), text(row.package), text(row.kind), text(claim),
-                         *[""] * 8, text(row.status)])
+                         *[""] * 9, text(row.status)])
             continue
         t = counts(claim, row.verdicts())
         rows.append([_name(row), text(row.package), text(row.kind), text(claim),
                      *[f'<td class="n v-{v if t[v] else "UNSUPPORTED"}">{t[v]}</td>'
                        for v in (PASS, LEAK, FAIL, SHOULD, ERROR)],
-                     text(class_count(row)), str(t[UNSUPPORTED] + t[SKIPPED]), str(t[BEYOND]),
+                     text(bug_count(row)), text(class_count(row)),
+                     str(t[UNSUPPORTED] + t[SKIPPED]), str(t[BEYOND]),
                      text(f"linear time {row.linear() or 'not run'}"
                           + (f"; {t[NOT_JUDGED]} not judged in the class"
                              if t[NOT_JUDGED] else "") + f"; {row.time_note()}")])
-    parts.append("<h2>Headline</h2><p class=muted>Counts within each implementation's claim "
-                 "(SPEC section 12); beyond-claim scenarios are counted apart.</p>"
+    sentence = bugs_sentence(matrix)
+    parts.append("<h2>Headline</h2>" + (f"<p><b>{text(sentence)}.</b></p>" if sentence else "")
+                 + "<p class=muted>Counts within each implementation's claim (SPEC section "
+                 "12); beyond-claim scenarios are counted apart; the bugs within the claim "
+                 "are listed below, each with its smallest stream.</p>"
                  + table(HEADLINE, rows, 4))
     grid = claims_in(r.name for r in matrix.ran)
     parts.append(f"<h2>Within each class</h2><p class=muted>{text(GRID_NOTE)}</p>" + table(
@@ -96,6 +103,7 @@ def render_html(matrix: Matrix) -> str:
                 f'<td class="n {_cell_class(cells.get(c, Counter()))}">'
                 f"{text(counts_text(cells[c])) if c in cells else ''}</td>" for c in cols])
         parts.append(f"<h2>{text(title)}</h2>" + table(["implementation", *cols], body, 1))
+    parts.append(_bugs(matrix))
     parts.append(_observed(matrix))
     parts.append(_restrictions(matrix))
     parts.append(_pruned(matrix))
@@ -107,6 +115,21 @@ def render_html(matrix: Matrix) -> str:
             f'<meta http-equiv="Content-Security-Policy" content="{csp}">'
             "<title>scrubcheck compliance matrix</title>"
             f"<style>{PAGE_CSS}{_EXTRA_CSS}</style></head><body>{content}</body></html>\n")
+
+
+def _bugs(matrix: Matrix) -> str:
+    parts = ["<h2>Bugs within each claim</h2><p>Each implementation's failing scenarios "
+             "within its claim, explained as root causes, each with its smallest stream.</p>"]
+    for row in matrix.ran:
+        data = row.claim_bugs()
+        if data is None:
+            body = "<p>Not explained in this run.</p>"
+        elif not data["failing_scenarios"]:
+            body = f"<p>No failing scenario within {text(row.claim)}.</p>"
+        else:
+            body = html_section(data, row.spec, level=4)
+        parts.append(f"<h3>{_name(row)}</h3>{body}")
+    return "".join(parts)
 
 
 def _observed(matrix: Matrix) -> str:

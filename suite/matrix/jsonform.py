@@ -42,6 +42,8 @@ def matrix_dict(matrix: Matrix) -> dict:
             "claim": row.claim,
             "claim_failure_classes": (None if within is None else [asdict(c) for c in within]),
             "class_failure_counts": {c: row.class_count_within(c) for c in grid},
+            # the failing scenarios within the claim as root causes (scrubcheck.explain)
+            "claim_bugs": row.claim_bugs() if row.ran else None,
         })
         examples = _examples(row, None if classes is None else
                              [*classes, *(within or [])])

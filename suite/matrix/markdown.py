@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from scrubcheck.matrix.bugs import bugs_sentence
 from scrubcheck.matrix.rows import (
     Matrix,
     Row,
@@ -16,6 +17,7 @@ from scrubcheck.matrix.rows import (
 )
 from scrubcheck.matrix.verdicts import ERROR, FAIL, LEAK, PASS, SHOULD, SKIPPED, UNSUPPORTED
 from scrubcheck.matrix.within_claim import BEYOND, NOT_JUDGED, claims_in, counts
+from scrubcheck.reports.bugs import headline, markdown_lines
 from scrubcheck.reports.mdtext import cell, code_span
 
 PRUNED_SHOWN = 120
@@ -40,14 +42,14 @@ def headline_rows(matrix: Matrix) -> list[list[str]]:
     for row in matrix.rows:
         if not row.ran:
             out.append([_label(row), cell(row.package), cell(row.kind),
-                        cell(row.claim), *[""] * 8, cell(row.status)])
+                        cell(row.claim), *[""] * 9, cell(row.status)])
             continue
         claim = row.claim
         t = counts(claim, row.verdicts())
         judged = t[PASS] + t[LEAK] + t[FAIL] + t[SHOULD] + t[ERROR]
         unjudged = f"; {t[NOT_JUDGED]} not judged in the class" if t[NOT_JUDGED] else ""
         out.append([_label(row), cell(row.package), cell(row.kind), cell(claim), str(t[PASS]),
-                    str(t[LEAK]), str(t[FAIL]), str(t[SHOULD]), str(t[ERROR]),
+                    str(t[LEAK]), str(t[FAIL]), str(t[SHOULD]), str(t[ERROR]), bug_count(row),
                     class_count(row), str(t[UNSUPPORTED] + t[SKIPPED]), str(t[BEYOND]),
                     f"{judged} judged{unjudged}; linear time {row.linear() or 'not run'}; "
                     f"{row.time_note()}"])
@@ -93,9 +95,15 @@ def class_count(row: Row) -> str:
     return "n/a" if found is None else str(found)
 
 
+def bug_count(row: Row) -> str:
+    """The headline's bugs within the row's claim (n/a: not explained)."""
+    found = row.bug_count()
+    return "n/a" if found is None else str(found)
+
+
 HEADLINE = ["implementation", "package", "kind", "claim", "pass", "leak", "fail (MUST)",
-            "fail (SHOULD only)", "error", "distinct failure classes", "unsupported",
-            "beyond claim", "notes"]
+            "fail (SHOULD only)", "error", "bugs within claim", "distinct failure classes",
+            "unsupported", "beyond claim", "notes"]
 CLASSES_SHOWN = 12
 
 
@@ -115,13 +123,15 @@ def render_markdown(matrix: Matrix) -> str:
         "only SHOULD rules, E error or timeout, · unsupported (the scenario's context or "
         "features cannot be given to it; never counted as a pass).", "",
         "## Headline", "",
+        *([f"**{sentence}.**", ""] if (sentence := bugs_sentence(matrix)) else []),
         "Scenario counts within each implementation's claim (SPEC section 12: the class "
         "its documentation or source says its configuration covers, cited in its manifest; "
-        "scenarios holding other formats' delimiters are beyond the claim and counted apart), "
-        "and the distinct failure classes behind the failing ones over the whole corpus: failing "
-        "scenarios grouped by verdict, failed rules, corpus area and generating family (a "
-        "recipe of corpora/generated.yaml expands into hundreds of scenarios, so one bug can "
-        "fail hundreds of them); each class is listed below with its shortest example.", "",
+        "scenarios holding other formats' delimiters are beyond the claim and counted apart); "
+        "the bugs behind the failing ones, each failure shrunk to a smallest stream and "
+        "grouped by the SPEC decision it gets wrong (docs/bugs.md; listed below with their "
+        "smallest streams); and the distinct failure classes: failing scenarios grouped by "
+        "verdict, failed rules, corpus area and generating family, an upper bound on the "
+        "bugs that needs no rerun.", "",
     ]
     lines += _table(HEADLINE, headline_rows(matrix))
     lines += claim_grid(matrix)
@@ -135,8 +145,8 @@ def render_markdown(matrix: Matrix) -> str:
             cells = cell_counts(row, key)
             body.append([_label(row)] + [counts_text(cells[c]) if c in cells else "" for c in cols])
         lines += _table(["implementation", *cols], body)
-    lines += (_observed(matrix) + _restrictions(matrix) + _pruned(matrix) + _classes(matrix)
-              + _hall(matrix))
+    lines += (_bugs(matrix) + _observed(matrix) + _restrictions(matrix) + _pruned(matrix)
+              + _classes(matrix) + _hall(matrix))
     return "\n".join(lines) + "\n"
 
 
@@ -191,6 +201,25 @@ def _pruned(matrix: Matrix) -> list[str]:
     body = [[code_span(i)] + [LETTER.get(v.get(i, ""), "") for v in verdicts]
             for i in ids[:PRUNED_SHOWN]]
     return lines + _table(["scenario", *[r.name for r in rows]], body)
+
+
+def _bugs(matrix: Matrix) -> list[str]:
+    """Each implementation's bugs within its claim, with its smallest stream each."""
+    lines = ["## Bugs within each claim", "",
+             "Each implementation's failing scenarios within its claim, explained as root "
+             "causes: the smallest stream of each, what SPEC expects and what came out, and "
+             "the command that replays it.", ""]
+    for row in matrix.ran:
+        data = row.claim_bugs()
+        lines += [f"### {row.name}" + (" (model)" if row.model_of else ""), ""]
+        if data is None:
+            lines += ["Not explained in this run.", ""]
+            continue
+        if not data["failing_scenarios"]:
+            lines += [f"No failing scenario within {row.claim}.", ""]
+            continue
+        lines += [headline(data) + ".", "", *markdown_lines(data, row.spec, level="###")[2:]]
+    return lines
 
 
 def _classes(matrix: Matrix) -> list[str]:

@@ -52,6 +52,10 @@ class Row:
     #: instead of `run`: this row's views as matrix.json kept them (`scrubcheck matrix
     #: --render-from`); the per-scenario failures are not there, only what the pages show
     stored: dict | None = None
+    #: its failing scenarios within its claim explained as root causes
+    #: (`scrubcheck.explain.Explanation.to_dict`; matrix.bugs fills it), None when not
+    #: explained
+    bugs: dict | None = None
     #: failure classes by conformance class, computed once per row (classes_within)
     _within: dict[str, list[FailureClass] | None] = field(default_factory=dict, repr=False,
                                                            compare=False)
@@ -93,6 +97,18 @@ class Row:
             return dict((self.stored or {}).get("cache") or {})
         cache = self.run.settings.get("cache") or {}
         return {k: int(cache[k]) for k in ("reused", "ran") if k in cache}
+
+    def claim_bugs(self) -> dict | None:
+        """Its bugs within its claim (the explanation as `bugs` holds it), or None where
+        they were not explained (a run with `--no-explain`, a merged or older matrix)."""
+        if self.bugs is not None:
+            return self.bugs
+        kept = (self.stored or {}).get("claim_bugs")
+        return dict(kept) if isinstance(kept, dict) else None
+
+    def bug_count(self) -> int | None:
+        data = self.claim_bugs()
+        return None if data is None else int(data["bugs"])
 
     def verdicts(self) -> dict[str, str]:
         if self.run is not None:

@@ -28,6 +28,7 @@ from scrubcheck.adapters import AdapterError
 from scrubcheck.chunking import Caps
 from scrubcheck.corpus.fingerprint import corpus_digest
 from scrubcheck.corpus.shard import Shard
+from scrubcheck.matrix.bugs import Explaining, explain_row
 from scrubcheck.matrix.rows import Matrix, Row
 from scrubcheck.model import Scenario
 from scrubcheck.peers import Manifest, installed_version, read_marker
@@ -185,12 +186,14 @@ def run_matrix(
     runner: RowRunner | None = None,
     reports: Sequence[tuple[str, str, RunResult]] = (),
     cache: ResultCache | None = None,
+    explaining: Explaining | None = None,
 ) -> Matrix:
     """Run the reference, the chosen peers and the `scrubbers` rows ((name, spec) each);
     write each full report as it finishes. `selection` (words saying which scenarios,
     when not all) is added to the mode note. With `shard`, every row runs only that shard
     of `scenarios`; `runner` runs the rows elsewhere (default: `local_rows`, through
-    `cache` when given)."""
+    `cache` when given). With `explaining`, each row's failures within its claim are
+    explained as root causes as soon as it has run (matrix.bugs)."""
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     clock = time.monotonic()
     # what the page says about how it was produced: timings mean little without the
@@ -212,6 +215,11 @@ def run_matrix(
     runner = runner or local_rows(scenarios, settings, shard, progress, say, cache)
     for row, outcome in runner(todo):
         _keep_outcome(row, outcome, out, say)
+    if explaining is not None:  # the rows that ran and those reused alike
+        by_id = {s.id: s for s in scenarios}
+        for row in rows:
+            if row.run is not None:
+                explain_row(row, by_id, explaining, say)
     note = (QUICK_NOTE if quick else FULL_NOTE) + (f" Selection: {selection}." if selection
                                                    else "")
     if shard is not None:

@@ -28,6 +28,7 @@ from typing import Any
 from scrubcheck.corpus import Corpus
 from scrubcheck.corpus.fingerprint import corpus_digest
 from scrubcheck.matrix import run_matrix, write_matrix
+from scrubcheck.matrix.bugs import Explaining
 from scrubcheck.peers import Manifest, ManifestError, read_marker, shipped_manifests
 from scrubcheck.regenerate import quotes, spec_table
 from scrubcheck.reports import read_report, write_reports
@@ -249,7 +250,10 @@ class Matrix(Target):
         settings = RunSettings(timeout_s=MATRIX_TIMEOUT_S, jobs=ctx.jobs)
         matrix = run_matrix(manifests, set(names), ctx.corpus.scenarios, settings,
                             ctx.reports, quick=False, progress=ctx.progress, say=ctx.say,
-                            cache=ctx.cache)
+                            cache=ctx.cache,
+                            explaining=Explaining(jobs=settings.workers,
+                                                 cache=ctx.cache is not None,
+                                                 timeout=5.0 + MATRIX_TIMEOUT_S))
         return write_matrix(matrix, ctx.reports)
 
     def _rerender(self, ctx: Context) -> list[Path]:

@@ -185,8 +185,9 @@ def markdown_lines(data: dict[str, Any], spec: str, level: str = "##") -> list[s
     return lines
 
 
-def html_section(data: dict[str, Any], spec: str) -> str:
-    """The root causes as an HTML section, each with its smallest stream."""
+def html_section(data: dict[str, Any], spec: str, level: int = 2) -> str:
+    """The root causes as an HTML section, each with its smallest stream; `level` is its
+    heading's (a page that lists several implementations' bugs nests them)."""
     e = html.escape
     items = []
     for cause in data["root_causes"]:
@@ -204,8 +205,10 @@ def html_section(data: dict[str, Any], spec: str) -> str:
                      f"<div>explains {len(cause['scenarios']):,} scenarios: "
                      f"{e(_ids(cause))}</div>{stream}</li>")
     unexplained = "".join(f"<li>{e(line)}</li>" for line in unexplained_lines(data))
-    return (f"<section id=\"bugs\"><h2>Bugs: {e(headline(data))}</h2><ol>{''.join(items)}</ol>"
-            + (f"<h3>Not explained</h3><ul>{unexplained}</ul>" if unexplained else "")
+    section = "<section id=\"bugs\">" if level == 2 else "<section class=\"bugs\">"
+    return (f"{section}<h{level}>Bugs: {e(headline(data))}</h{level}><ol>{''.join(items)}</ol>"
+            + (f"<h{level + 1}>Not explained</h{level + 1}><ul>{unexplained}</ul>"
+               if unexplained else "")
             + "</section>")
 
 

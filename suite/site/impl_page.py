@@ -1,5 +1,7 @@
-"""impl/NAME.html: one implementation: what it is, its failure classes, its badge.
+"""impl/NAME.html: one implementation: what it is, its bugs, its failure classes, its badge.
 
+The page leads with the bugs within its claim (matrix.bugs), each with its smallest
+stream, expected and actual output and replay command: what its maintainer acts on.
 Each failure class shows its shortest failing stream delta by delta, what the
 implementation printed with the leaked reasoning marked, the command that
 reproduces it and the upstream issue the triage file links it to (or says it is
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 from scrubcheck.matrix.verdicts import VERDICTS
 from scrubcheck.matrix.within_claim import BEYOND, NOT_JUDGED
+from scrubcheck.reports.bugs import html_section
 from scrubcheck.reports.htmlpage import text
 from scrubcheck.site.badges import badge_svg, embed_snippets
 from scrubcheck.site.model import Impl, SiteData
@@ -81,6 +84,19 @@ def _class_index(classes: list[dict], triaged: list[list[TriageEntry]],
             f"<tbody>{body}</tbody></table>")
 
 
+def _bugs(impl: Impl) -> str:
+    """What a maintainer acts on, first: the bugs within its claim, each with its smallest
+    stream (the reports' own renderer, as `scrubcheck run` shows them)."""
+    data = impl.claim_bugs
+    where = f" within its claim ({impl.claim})" if impl.claim != "generic" else ""
+    if data is None:
+        return (f"<h2>Bugs{text(where)}</h2><p>Not explained in this matrix: its failure "
+                "classes follow.</p>")
+    if not data["failing_scenarios"]:
+        return f"<h2>Bugs{text(where)}</h2><p>None: every judged scenario passes.</p>"
+    return html_section(data, impl.spec)
+
+
 def _counts(totals: dict[str, int]) -> str:
     return " · ".join(f"{totals[v]} {v.lower()}" for v in VERDICTS if totals.get(v))
 
@@ -104,7 +120,8 @@ def render_impl(site: SiteData, impl: Impl, triage: list[TriageEntry], base_url:
     rows = "".join(f"<tr><th scope=\"row\">{text(k)}</th><td>{text(v)}</td></tr>"
                    for k, v in facts)
     parts = [f"<h1>{text(impl.name)}</h1><p>{text(impl.title)}</p>",
-             f"<table>{rows}</table><p><b>Scenarios:</b> {text(counts)}.</p>"]
+             f"<table>{rows}</table><p><b>Scenarios:</b> {text(counts)}.</p>",
+             _bugs(impl)]
     if impl.restrictions:
         parts.append("<h2>Restrictions</h2><ul>"
                      + "".join(f"<li>{text(r)}</li>" for r in impl.restrictions) + "</ul>")

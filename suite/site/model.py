@@ -76,6 +76,9 @@ class Impl:
     #: the failure classes of the scenarios within its claim (SPEC section 12), as the
     #: matrix's headline counts them; None: the matrix did not keep them (older files)
     claim_classes: list[dict] | None = None
+    #: its failing scenarios within its claim as root causes (matrix.bugs); None: not
+    #: explained (a run with --no-explain, or an older matrix)
+    claim_bugs: dict | None = None
 
     @property
     def base(self) -> str:
@@ -217,7 +220,7 @@ def _impl(raw: dict, provenance: Provenance) -> Impl:
                 raw["spec"], raw.get("model_of"), list(raw.get("restrictions") or []),
                 str(raw.get("linear_time") or ""), dict(raw["verdicts"]),
                 raw.get("failure_classes"), examples if isinstance(examples, dict) else {},
-                provenance, raw.get("claim_failure_classes"))
+                provenance, raw.get("claim_failure_classes"), raw.get("claim_bugs"))
 
 
 def bucket_counts(site: SiteData, impl: Impl, ids: list[str] | frozenset[str]
