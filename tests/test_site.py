@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import html
 import json
 import re
 from html.parser import HTMLParser
@@ -447,3 +448,91 @@ def test_the_committed_history_has_releases_to_compare() -> None:
     changes = [step for group in compared.values() for step in steps(group)
                if step.fixed or step.new]
     assert changes, "no failure class changed between releases"
+
+
+def test_a_bug_s_standing_shows_beside_it_and_the_unreported_lead_the_triage(
+        matrix: Path, tmp_path: Path) -> None:
+    """A triage entry with `bug` gives the root causes it names a standing: a known
+    upstream bug, or a choice the implementation documents (by design, with its reason).
+    The implementation page shows it beside the bug; a bug no entry names is "not yet
+    reported", and the triage page lists those first."""
+    from scrubcheck.site import build_site
+    from scrubcheck.site.triage import load_triage
+
+    site = load_site_data([matrix], load_corpus().scenarios)
+    bugs = {i.name: (i.claim_bugs or {}).get("root_causes", []) for i in site.impls}
+    assert bugs[CASE_ROW] and bugs[PASS_ROW], "the small matrix explained no bug"
+    case_bug = bugs[CASE_ROW][0]["name"]
+    assert "letter case" in case_bug, case_bug
+    triage = tmp_path / "triage.toml"
+    triage.write_text(
+        f'[[triage]]\nimplementation = "{CASE_ROW}"\nbug = "*letter case*"\n'
+        'upstream = "https://example.org/docs/case"\nstatus = "by-design"\n'
+        'note = "matches tags exactly as written, to keep HTML in answers"\n\n'
+        f'[[triage]]\nimplementation = "{PASS_ROW}"\nbug = "*"\nrules = ["R-NOPE-0"]\n'
+        'upstream = "https://example.org/issues/1"\nstatus = "open"\n', encoding="utf-8")
+    _, errors = lint_triage(triage, [CASE_ROW, PASS_ROW])
+    assert errors == [f"{triage}:11: 'R-NOPE-0' is not a SPEC rule id"]
+    triage.write_text(triage.read_text(encoding="utf-8").replace('"R-NOPE-0"', '"R-LEAK-1"'),
+                      encoding="utf-8")
+    entries = load_triage(triage, [CASE_ROW, PASS_ROW])
+    out = tmp_path / "s"
+    built = build_site(site, out, entries, entries_of(site), triage_file="triage.toml",
+                       history_file="-", base_url="")
+    case_page = (out / "impl" / f"{CASE_ROW}.html").read_text(encoding="utf-8")
+    assert "by design</span>: matches tags exactly as written" in case_page
+    pass_page = (out / "impl" / f"{PASS_ROW}.html").read_text(encoding="utf-8")
+    # the entry asks for R-LEAK-1: the leaks carry it, a bug that breaks other rules not
+    leak_rules = [c for c in bugs[PASS_ROW] if "R-LEAK-1" in c["rules"]]
+    assert pass_page.count("known upstream bug") == len(leak_rules) > 0
+    unreported = sum(len(v) for v in bugs.values()) - len(bugs[CASE_ROW]) + \
+        sum(1 for c in bugs[CASE_ROW] if "letter case" not in c["name"]) - len(leak_rules)
+    assert built.bugs["not yet reported"] == unreported
+    assert built.bugs["by design"] == sum(1 for c in bugs[CASE_ROW]
+                                          if "letter case" in c["name"])
+    page = (out / "triage.html").read_text(encoding="utf-8")
+    assert page.index("Bugs not yet reported") < page.index("Untriaged failure classes")
+    assert f"Bugs not yet reported ({unreported} of " in page
+    index = (out / "index.html").read_text(encoding="utf-8")
+    assert f"{unreported} not yet reported</a>" in index
+    assert _broken_links(out) == []
+
+
+def test_a_bug_entry_is_linted_like_any_other(tmp_path: Path) -> None:
+    bad = tmp_path / "triage.toml"
+    bad.write_text('[[triage]]\nimplementation = "x"\nbug = "*"\narea = "blocks"\n'
+                   'upstream = "https://example.org/1"\nstatus = "by-design"\n',
+                   encoding="utf-8")
+    _, errors = lint_triage(bad, ["x"])
+    assert f"{bad}:6: a by-design entry needs a note: the reason the implementation gives" \
+        in errors
+    assert any(e.startswith(f"{bad}:3: 'bug' is a non-empty glob") for e in errors), errors
+
+
+def test_the_trend_names_the_bugs_a_release_fixed_and_brought(matrix: Path,
+                                                              tmp_path: Path) -> None:
+    """Bugs are compared by name across releases judged alike: one gone is fixed, one
+    that appears is new; a release that was not explained compares no bugs."""
+    data = json.loads(matrix.read_text(encoding="utf-8"))
+    causes = next(r for r in data["rows"] if r["name"] == CASE_ROW)["claim_bugs"]["root_causes"]
+    assert causes, "the small matrix explained no bug"
+    releases = []
+    for version, keep in (("1.0.0", causes), ("2.0.0", causes[1:]), ("3.0.0", None)):
+        path = _release(matrix, tmp_path, version, None)
+        release = json.loads(path.read_text(encoding="utf-8"))
+        row = release["rows"][0]
+        if keep is None:
+            row.pop("claim_bugs", None)
+        else:
+            row["claim_bugs"] = {**row["claim_bugs"], "bugs": len(keep), "root_causes": keep}
+        path.write_text(json.dumps(release), encoding="utf-8")
+        releases.append(path)
+    history = tmp_path / "history.json"
+    assert main(["site", "--out", str(tmp_path / "s"), "--history", str(history),
+                 *map(str, releases)]) == 0
+    first, second = steps(trends(read_history(history))["demo"])
+    assert [b["name"] for b in first.fixed_bugs or ()] == [causes[0]["name"]]
+    assert first.new_bugs == ()
+    assert second.fixed_bugs is None and second.new_bugs is None
+    page = (tmp_path / "s" / "history.html").read_text(encoding="utf-8")
+    assert "Bugs fixed (1)" in page and html.escape(causes[0]["name"]) in page

@@ -100,5 +100,7 @@ def run(args: argparse.Namespace) -> int:
         return _usage(str(exc))
     print(f"wrote {args.out}/index.html ({built.index_bytes / 1024:.0f} KB) and "
           f"{built.pages - 1} more pages: {len(site.impls)} implementations, {len(site.ids)} "
-          f"scenarios; failure classes: {built.triaged} triaged, {built.untriaged} untriaged")
+          f"scenarios; bugs within claims: "
+          + ", ".join(f"{n} {what}" for what, n in built.bugs.items())
+          + f"; failure classes: {built.triaged} triaged, {built.untriaged} untriaged")
     return 0

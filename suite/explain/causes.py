@@ -20,6 +20,7 @@ from typing import Any
 from scrubcheck.evidence import Severity
 from scrubcheck.explain.difference import Did
 from scrubcheck.explain.failure import Explained
+from scrubcheck.explain.field import seen_in_field
 from scrubcheck.explain.rules import decision_rules
 from scrubcheck.explain.signature import Signature
 from scrubcheck.spec import RULES
@@ -88,6 +89,7 @@ class RootCause:
             },
             "rules": self.rules,
             "checks": self.checks,
+            "field": seen_in_field(self.signature),
             "scenarios": self.scenarios,
             "smallest": {
                 "scenario": small.scenario_id, "deltas": list(small.deltas),

@@ -439,11 +439,18 @@ class History(Target):
         return merged(read_history(history) if history.is_file() else [], new)
 
     def stale(self, ctx: Context) -> str | None:
+        from scrubcheck.site.history import read_history
+
+        history, _ = self._paths(ctx)
         try:
-            _, added = self._merged(ctx)
+            entries, added = self._merged(ctx)
+            if added:
+                return f"{added} committed matrix runs are not in it"
+            if history.is_file() and entries != read_history(history):
+                return "committed matrix runs are in it with less than the matrices now record"
         except (OSError, ValueError) as exc:
             return str(exc)
-        return f"{added} committed matrix runs are not in it" if added else None
+        return None
 
     def build(self, ctx: Context) -> list[Path]:
         from scrubcheck.site.history import write_history

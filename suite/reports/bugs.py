@@ -18,6 +18,7 @@ from __future__ import annotations
 import html
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from scrubcheck.spec import RULES
@@ -71,6 +72,12 @@ def _ids(cause: Cause) -> str:
 def quoted_rules(cause: Cause) -> str:
     return "; ".join(f"{rule} ({RULES[rule].level}): {RULES[rule].title}"
                      for rule in cause["rules"] if rule in RULES) or "(no SPEC rule)"
+
+
+def field_text(cause: Cause) -> str:
+    """Where the project's field notes cite public reports of this kind of bug ("" when
+    they do not, or the explanation predates the mark)."""
+    return "; ".join(f"{seen['title']} ({seen['link']})" for seen in cause.get("field", []))
 
 
 def shrunk(cause: Cause) -> bool:
@@ -169,6 +176,8 @@ def markdown_lines(data: dict[str, Any], spec: str, level: str = "##") -> list[s
                   f"- breaks: {quoted_rules(cause)}",
                   f"- explains {_plural(len(cause['scenarios']), 'scenario')}: {_ids(cause)}",
                   f"- seen by: {', '.join(cause['checks'])}"]
+        if field_text(cause):
+            lines.append(f"- seen in the field: {field_text(cause)}")
         if shrunk(cause):
             small = cause["smallest"]
             settings = settings_text(small["context"])
@@ -185,12 +194,15 @@ def markdown_lines(data: dict[str, Any], spec: str, level: str = "##") -> list[s
     return lines
 
 
-def html_section(data: dict[str, Any], spec: str, level: int = 2) -> str:
+def html_section(data: dict[str, Any], spec: str, level: int = 2,
+                 beside: Callable[[Cause], str] | None = None) -> str:
     """The root causes as an HTML section, each with its smallest stream; `level` is its
-    heading's (a page that lists several implementations' bugs nests them)."""
+    heading's (a page that lists several implementations' bugs nests them); `beside`
+    gives HTML to show with each bug (the site's triage standing)."""
     e = html.escape
     items = []
     for cause in data["root_causes"]:
+        extra = beside(cause) if beside is not None else ""
         stream = ""
         if shrunk(cause):
             small = cause["smallest"]
@@ -200,10 +212,14 @@ def html_section(data: dict[str, Any], spec: str, level: int = 2) -> str:
                       f"<div>expected <code>{e(show(small['expected']))}</code>, got "
                       f"<code>{e(show(small['got']))}</code></div>"
                       f"<div>replay: <code>{e(replay_command(cause, spec))}</code></div>")
+        field = "".join(f"<span class=\"field\">seen in the field: {e(seen['title'])} "
+                        f"(<code>{e(seen['link'])}</code>)</span> "
+                        for seen in cause.get("field", []))
         items.append(f"<li class=\"bug {e(cause['kind'])}\"><strong>{e(cause['kind'].upper())}"
-                     f"</strong> {e(cause['name'])}<div>breaks {e(quoted_rules(cause))}</div>"
+                     f"</strong> {e(cause['name'])} {field}"
+                     f"<div>breaks {e(quoted_rules(cause))}</div>"
                      f"<div>explains {len(cause['scenarios']):,} scenarios: "
-                     f"{e(_ids(cause))}</div>{stream}</li>")
+                     f"{e(_ids(cause))}</div>{stream}{extra}</li>")
     unexplained = "".join(f"<li>{e(line)}</li>" for line in unexplained_lines(data))
     section = "<section id=\"bugs\">" if level == 2 else "<section class=\"bugs\">"
     return (f"{section}<h{level}>Bugs: {e(headline(data))}</h{level}><ol>{''.join(items)}</ol>"
@@ -251,8 +267,12 @@ def bug_report(cause: Cause, number: int, spec: str, version: str, spec_version:
               f"of the reasoning-scrubber specification (scrubcheck SPEC {spec_version}).", "",
               f"**Actual:** {_code(show(small['got']))}.", "",
               f"It accounts for {_plural(len(cause['scenarios']), 'scenario')} of the "
-              f"scrubcheck corpus failing ({', '.join(cause['checks'])} checks).", "",
-              "**Reproduce with scrubcheck:**", "", "```sh", "pip install scrubcheck"]
+              f"scrubcheck corpus failing ({', '.join(cause['checks'])} checks).", ""]
+    if cause.get("field"):
+        lines += ["This kind of bug has been reported against other implementations: "
+                  + "; ".join(f"{seen['title']}, {seen['link']} in the scrubcheck repository"
+                              for seen in cause["field"]) + ".", ""]
+    lines += ["**Reproduce with scrubcheck:**", "", "```sh", "pip install scrubcheck"]
     if corpus_file:
         lines.append(f"scrubcheck show {bug_id(number, cause)} --corpus {corpus_file} "
                      f"--scrubber {spec}")

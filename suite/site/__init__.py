@@ -24,7 +24,12 @@ from scrubcheck.site.index_page import render_index
 from scrubcheck.site.model import SiteData, SiteError, load_site_data
 from scrubcheck.site.scenario_page import render_scenario
 from scrubcheck.site.triage import TriageEntry, triage_of
-from scrubcheck.site.triage_page import render_triage, untriaged_classes
+from scrubcheck.site.triage_page import (
+    bug_standings,
+    render_triage,
+    standing_counts,
+    untriaged_classes,
+)
 
 #: names that become file names: no separators, no leading dot
 _SAFE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.@+-]*\Z")
@@ -37,6 +42,7 @@ class Built:
     index_bytes: int
     untriaged: int
     triaged: int
+    bugs: dict[str, int]  # bugs within claims: known upstream, by design, not yet reported
 
 
 def _check_names(site: SiteData) -> None:
@@ -65,7 +71,8 @@ def build_site(site: SiteData, out: Path, triage: list[TriageEntry], history: li
     untriaged = len(untriaged_classes(site, triage))
     triaged = sum(1 for i in site.impls for c in (i.judged_classes[1] or [])
                   if triage_of(triage, i.name, c))
-    index = render_index(site, untriaged, triaged)
+    bugs = standing_counts(bug_standings(site, triage))
+    index = render_index(site, untriaged, triaged, bugs)
     (out / "index.html").write_text(index, encoding="utf-8")
     pages = 1
     for impl in site.impls:
@@ -83,7 +90,7 @@ def build_site(site: SiteData, out: Path, triage: list[TriageEntry], history: li
                                       encoding="utf-8")
     # the site carries its history, so a publisher's next build can fetch and extend it
     write_history(out / "history.json", history)
-    return Built(pages + 2, len(index.encode()), untriaged, triaged)
+    return Built(pages + 2, len(index.encode()), untriaged, triaged, bugs)
 
 
 __all__ = ["Built", "SiteData", "SiteError", "build_site", "load_site_data"]

@@ -5,7 +5,10 @@ its date, the SPEC version and corpus digest it was judged by) and per row the
 package version, the verdict counts and the failure classes with their shortest
 example. A later build appends its matrices instead of replacing the file (a run
 already there is not added twice), so the file grows into the record of which
-release of a scrubber introduced or fixed a failure class.
+release of a scrubber introduced or fixed a failure class; where the matrix explained
+its rows, the bugs within the claim are kept too (each by its name, which the bug's
+signature makes, so the same bug in two runs has the same name), and the trend says
+which bugs a release fixed and which it brought.
 
 The trend per implementation puts its rows in version order (rows named
 NAME@VERSION in one matrix, and the same row across runs), and compares each
@@ -55,12 +58,22 @@ def entries_of(site: SiteData) -> list[dict]:
             # where the matrix kept them (a matrix made before did not)
             "claim": impl.claim, "claim_totals": impl.claim_totals(),
             "claim_classes": _kept(claim_classes) if judged_in == impl.claim else None}
+        if impl.claim_bugs is not None:  # the row was explained: its bugs within the claim
+            entry["rows"][impl.name]["bugs"] = _kept_bugs(impl.claim_bugs)
     return list(entries.values())
 
 
 def _kept(classes: list[dict] | None) -> list[dict]:
     return [{k: c[k] for k in ("verdict", "rules", "area", "family", "scenarios", "example",
                                "command")} for c in (classes or [])]
+
+
+def _kept_bugs(explained: dict) -> list[dict]:
+    """Each bug as the trend needs it: its name, kind, how many scenarios it explains
+    and its smallest stream."""
+    return [{"name": c["name"], "kind": c["kind"], "scenarios": len(c["scenarios"]),
+             "deltas": c["smallest"]["deltas"], "expected": c["smallest"]["expected"],
+             "got": c["smallest"]["got"]} for c in explained.get("root_causes", [])]
 
 
 def _same_run(a: dict, b: dict) -> bool:
@@ -136,6 +149,8 @@ class Point:
     claim: str = "generic"
     claim_totals: dict | None = None
     claim_classes: tuple[dict, ...] | None = None
+    #: its bugs within the claim (None where the row was not explained)
+    bugs: tuple[dict, ...] | None = None
 
     @property
     def judged_by(self) -> tuple[str, str, str]:
@@ -165,6 +180,9 @@ class Step:
     new: tuple[dict, ...]
     not_compared: str  # "" when compared
     compared_in: str = "generic"  # the class whose failure classes were compared
+    #: the bugs fixed and new (by name); None when either point was not explained
+    fixed_bugs: tuple[dict, ...] | None = None
+    new_bugs: tuple[dict, ...] | None = None
 
 
 def _version_key(version: str) -> tuple:
@@ -185,7 +203,8 @@ def trends(entries: list[dict]) -> dict[str, list[Point]]:
                 dict(row.get("totals", {})), tuple(row.get("classes", [])),
                 str(entry.get("mode", "")), str(row.get("claim") or "generic"),
                 row.get("claim_totals"),
-                None if row.get("claim_classes") is None else tuple(row["claim_classes"])))
+                None if row.get("claim_classes") is None else tuple(row["claim_classes"]),
+                None if row.get("bugs") is None else tuple(row["bugs"])))
     for series in points.values():
         series.sort(key=lambda p: (_version_key(p.version), p.run))
     return points
@@ -222,7 +241,13 @@ def steps(series: list[Point]) -> list[Step]:
                or ()}
         now = {class_key(c): c for c in (after.claim_classes if within else after.classes)
                or ()}
+        fixed_bugs = new_bugs = None
+        if before.bugs is not None and after.bugs is not None and before.claim == after.claim:
+            old_bugs = {b["name"]: b for b in before.bugs}
+            now_bugs = {b["name"]: b for b in after.bugs}
+            fixed_bugs = tuple(b for name, b in old_bugs.items() if name not in now_bugs)
+            new_bugs = tuple(b for name, b in now_bugs.items() if name not in old_bugs)
         out.append(Step(before, after, tuple(old[k] for k in old if k not in now),
                         tuple(now[k] for k in now if k not in old), "",
-                        after.claim if within else "generic"))
+                        after.claim if within else "generic", fixed_bugs, new_bugs))
     return out

@@ -1,13 +1,15 @@
 """history.html: each implementation's trend across releases and runs.
 
 Per implementation: its leaks per version, and for each pair of consecutive
-versions the failure classes fixed and new, each with its shortest example (the
-stream that shows it); or, when SPEC or the corpus changed between the two, why
-they are not compared. The runs the history holds are listed with their source.
+versions the bugs fixed and new within the claim, each with its smallest stream
+(where the matrix explained both), and the failure classes fixed and new, each with
+its shortest example (the stream that shows it); or, when SPEC or the corpus changed
+between the two, why they are not compared. The runs the history holds are listed with their source.
 """
 
 from __future__ import annotations
 
+from scrubcheck.reports.bugs import show
 from scrubcheck.reports.htmlpage import text
 from scrubcheck.site.history import Point, Step, judged_alike, steps, trends
 from scrubcheck.site.page import href, page, scenario_path
@@ -28,6 +30,17 @@ def _classes(title: str, classes: tuple[dict, ...], known: set[str]) -> str:
     return f"<p>{text(title)} ({len(classes)}):</p><ul>{''.join(items)}</ul>"
 
 
+def _bugs(title: str, bugs: tuple[dict, ...]) -> str:
+    if not bugs:
+        return f"<p>{text(title)}: none.</p>"
+    items = "".join(f"<li><b>{text(b['kind'].upper())}</b> {text(b['name'])} "
+                    f"({b['scenarios']} scenarios); smallest stream "
+                    f"<code>{text(' '.join(show(d) for d in b['deltas']))}</code>: expected "
+                    f"<code>{text(show(b['expected']))}</code>, got "
+                    f"<code>{text(show(b['got']))}</code></li>" for b in bugs)
+    return f"<p>{text(title)} ({len(bugs)}):</p><ul>{items}</ul>"
+
+
 def _judge(point: Point) -> str:
     return (f"SPEC {point.spec_version or '?'}, corpus {point.corpus_digest or '?'}, "
             f"{point.mode or '?'} mode")
@@ -44,9 +57,12 @@ def _step(step: Step, known: set[str], level: int) -> str:
                        "not a bug fixed.</p>")
     where = (f"within its claim ({step.compared_in})" if step.compared_in != "generic"
              else "in the generic class (the matrix kept no classes within the claim)")
+    bugs = ("" if step.fixed_bugs is None or step.new_bugs is None else
+            f'<p class="muted">Bugs compared within its claim ({text(step.after.claim)}).</p>'
+            + _bugs("Bugs fixed", step.fixed_bugs) + _bugs("New bugs", step.new_bugs))
     if not step.fixed and not step.new:
-        return head + f"<p>No failure class changed {text(where)}.</p>"
-    return (head + f'<p class="muted">Failure classes compared {text(where)}.</p>'
+        return head + bugs + f"<p>No failure class changed {text(where)}.</p>"
+    return (head + bugs + f'<p class="muted">Failure classes compared {text(where)}.</p>'
             + _classes("Fixed", step.fixed, known) + _classes("New", step.new, known))
 
 
@@ -56,14 +72,15 @@ def _series(base: str, series: list[Point], known: set[str]) -> str:
                    f'</td><td class="n">{p.leaks}</td><td>{text(p.leaks_in)}</td>'
                    f'<td class="n">{len(p.classes)}</td>'
                    f'<td class="n">{"" if p.claim_classes is None else len(p.claim_classes)}'
-                   "</td></tr>"
+                   f'</td><td class="n">{"" if p.bugs is None else len(p.bugs)}</td></tr>'
                    for p in series)
     parts = [f'<section id="impl-{text(base)}"><h2>{text(base)}</h2>'
              '<table><thead><tr><th scope="col">version</th><th scope="col">row</th>'
              '<th scope="col">run</th><th scope="col">SPEC, corpus</th>'
              '<th scope="col">leaking scenarios</th><th scope="col">counted in</th>'
              '<th scope="col">failure classes</th>'
-             '<th scope="col">failure classes within claim</th></tr>'
+             '<th scope="col">failure classes within claim</th>'
+             '<th scope="col">bugs within claim</th></tr>'
              f"</thead><tbody>{rows}</tbody></table>"]
     groups = judged_alike(series)
     if len(groups) > 1:

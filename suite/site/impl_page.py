@@ -19,7 +19,7 @@ from scrubcheck.site.badges import badge_svg, embed_snippets
 from scrubcheck.site.model import Impl, SiteData
 from scrubcheck.site.page import href, page, scenario_path
 from scrubcheck.site.stream import deltas_html, output_html
-from scrubcheck.site.triage import TriageEntry, triage_of
+from scrubcheck.site.triage import TriageEntry, standing_of, triage_of
 
 
 def triage_html(entries: list[TriageEntry]) -> str:
@@ -84,9 +84,28 @@ def _class_index(classes: list[dict], triaged: list[list[TriageEntry]],
             f"<tbody>{body}</tbody></table>")
 
 
-def _bugs(impl: Impl) -> str:
+def standing_html(entries: list[TriageEntry]) -> str:
+    """A bug's standing: by design (the reason, and where the implementation says so), a
+    known upstream bug (its link and status), or not yet reported."""
+    if not entries:
+        return '<div class="standing untriaged">standing: not yet reported</div>'
+    parts = []
+    for entry in entries:
+        link = f'<a href="{text(entry.upstream)}">{text(entry.upstream)}</a>'
+        if entry.by_design:
+            parts.append(f'<span class="status">by design</span>: {text(entry.note)} '
+                         f"(documented at {link})")
+        else:
+            parts.append(f'known upstream bug {link} <span class="status">'
+                         f"{text(entry.status)}</span>"
+                         + (f": {text(entry.note)}" if entry.note else ""))
+    return f'<div class="standing">standing: {"; ".join(parts)}</div>'
+
+
+def _bugs(impl: Impl, triage: list[TriageEntry]) -> str:
     """What a maintainer acts on, first: the bugs within its claim, each with its smallest
-    stream (the reports' own renderer, as `scrubcheck run` shows them)."""
+    stream (the reports' own renderer, as `scrubcheck run` shows them) and its standing
+    in the triage file."""
     data = impl.claim_bugs
     where = f" within its claim ({impl.claim})" if impl.claim != "generic" else ""
     if data is None:
@@ -94,7 +113,9 @@ def _bugs(impl: Impl) -> str:
                 "classes follow.</p>")
     if not data["failing_scenarios"]:
         return f"<h2>Bugs{text(where)}</h2><p>None: every judged scenario passes.</p>"
-    return html_section(data, impl.spec)
+    return html_section(data, impl.spec,
+                        beside=lambda cause: standing_html(standing_of(triage, impl.name,
+                                                                       cause)))
 
 
 def _counts(totals: dict[str, int]) -> str:
@@ -121,7 +142,7 @@ def render_impl(site: SiteData, impl: Impl, triage: list[TriageEntry], base_url:
                    for k, v in facts)
     parts = [f"<h1>{text(impl.name)}</h1><p>{text(impl.title)}</p>",
              f"<table>{rows}</table><p><b>Scenarios:</b> {text(counts)}.</p>",
-             _bugs(impl)]
+             _bugs(impl, triage)]
     if impl.restrictions:
         parts.append("<h2>Restrictions</h2><ul>"
                      + "".join(f"<li>{text(r)}</li>" for r in impl.restrictions) + "</ul>")

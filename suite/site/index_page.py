@@ -143,7 +143,17 @@ def provenance_html(site: SiteData) -> str:
     return "".join(parts)
 
 
-def render_index(site: SiteData, untriaged: int, triaged: int) -> str:
+def _bugs_sentence(bugs: dict[str, int]) -> str:
+    total = sum(bugs.values())
+    if not total:
+        return ""
+    return (f"Bugs within their claims: {total} ({bugs['known upstream']} known upstream, "
+            f"{bugs['by design']} by design, <a href=\"triage.html#unreported\">"
+            f"{bugs['not yet reported']} not yet reported</a>). ")
+
+
+def render_index(site: SiteData, untriaged: int, triaged: int,
+                 bugs: dict[str, int] | None = None) -> str:
     filters = "".join([
         _select("impl", "implementation", [("", "all"), *[(i.name, i.name) for i in site.impls]]),
         _select("class", "conformance class", [("", "all"), *[(c, c) for c in site.classes]]),
@@ -156,7 +166,8 @@ def render_index(site: SiteData, untriaged: int, triaged: int) -> str:
     ])
     body = (
         "<h1>scrubcheck compliance</h1>"
-        f"<p>{len(site.impls)} implementations on {len(site.ids)} scenarios. Failure classes: "
+        f"<p>{len(site.impls)} implementations on {len(site.ids)} scenarios. "
+        f"{_bugs_sentence(bugs or {})}Failure classes: "
         f'{triaged} linked to an upstream issue, <a href="triage.html#untriaged">{untriaged} '
         "untriaged</a>.</p>"
         f"{provenance_html(site)}"

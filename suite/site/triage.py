@@ -1,10 +1,17 @@
-"""Triage: which upstream issue or pull request each failure class is known as.
+"""Triage: the standing of each bug and failure class, from what upstream said of it.
 
-A failure class (an implementation's failing scenarios grouped by verdict, rules,
-area and generating family) is a bug the scrubber's authors can be told about.
-`scrubbers/peers/triage.toml` maps classes to the upstream issue or PR that
-reports or fixes them, with its status, so the site can link a failure to its bug
-and list the failure classes nobody has triaged yet:
+A root cause (a bug as `scrubcheck.explain` names it) or a failure class (an
+implementation's failing scenarios grouped by verdict, rules, area and generating
+family) is something the scrubber's authors can be told about. The triage file
+(`scrubbers/peers/triage.toml`) gives it a standing: a known upstream bug, with the
+issue or pull request that reports or fixes it and its status; or a choice the
+implementation documents (`status = "by-design"`), with the reason and the page that
+documents it. The site shows the standing beside the bug, so a publisher can tell
+"not yet reported" from "by design", and lists what nobody has triaged yet.
+
+An entry with `bug` is about root causes: it matches those of the named
+implementations whose name matches the glob (and that break all its `rules`). An entry
+without it is about failure classes:
 
     [[triage]]
     implementation = "hermes-*"       # a row name or a glob over row names (required)
@@ -16,6 +23,10 @@ and list the failure classes nobody has triaged yet:
     status = "open"                   # see STATUSES (required)
     note = "what the entry is about"  # optional
     source = "docs/field.md#fm-case"  # where the project cites it (optional)
+    bug = "*letter case*"             # glob over a root cause's name (optional)
+
+A "by-design" entry's `upstream` is the implementation's own documentation of the
+choice, and its `note` (required) the reason.
 
 `lint_triage` reports every error with the file and line; the site refuses a
 file with errors rather than showing a half-read triage.
@@ -32,10 +43,12 @@ from pathlib import Path
 from scrubcheck.spec import RULES
 
 #: open / merged / closed: the upstream thread's own state; fixed: a release carries the
-#: fix; wontfix: upstream declined; unverified: cited, state not checked from here
-STATUSES = ("open", "merged", "closed", "fixed", "wontfix", "unverified")
+#: fix; wontfix: upstream declined; unverified: cited, state not checked from here;
+#: by-design: the implementation documents the behaviour as its choice
+STATUSES = ("open", "merged", "closed", "fixed", "wontfix", "unverified", "by-design")
 _REQUIRED = {"implementation": str, "upstream": str, "status": str}
-_OPTIONAL = {"rules": list, "family": str, "area": str, "note": str, "source": str}
+_OPTIONAL = {"rules": list, "family": str, "area": str, "note": str, "source": str,
+             "bug": str}
 _URL = re.compile(r"https?://[^\s\"'<>]+\Z")
 
 
@@ -58,12 +71,20 @@ class TriageEntry:
     note: str = ""
     source: str = ""
     where: str = ""  # file:line of its [[triage]] header
+    bug: str | None = None  # glob over a root cause's name: the entry is about bugs
+
+    @property
+    def by_design(self) -> bool:
+        return self.status == "by-design"
+
+    def _names(self, impl: str) -> bool:
+        names = {impl, impl.partition("@")[0]}
+        return any(fnmatch.fnmatchcase(n, self.implementation) for n in names)
 
     def matches(self, impl: str, failure_class: dict) -> bool:
         """Whether this entry is about `failure_class` of the implementation `impl` (a row
         name; NAME@VERSION rows match entries written for NAME)."""
-        names = {impl, impl.partition("@")[0]}
-        if not any(fnmatch.fnmatchcase(n, self.implementation) for n in names):
+        if self.bug is not None or not self._names(impl):
             return False
         class_rules = set(str(failure_class.get("rules", "")).split(" · "))
         if not set(self.rules) <= class_rules:
@@ -72,6 +93,14 @@ class TriageEntry:
                 str(failure_class.get("family", "")), self.family):
             return False
         return self.area is None or self.area == failure_class.get("area")
+
+    def matches_bug(self, impl: str, cause: dict) -> bool:
+        """Whether this entry is about the root cause `cause` (as `RootCause.to_dict`
+        writes it) of the implementation `impl`."""
+        if self.bug is None or not self._names(impl):
+            return False
+        return (fnmatch.fnmatchcase(str(cause.get("name", "")), self.bug)
+                and set(self.rules) <= set(cause.get("rules", [])))
 
 
 def shipped_triage_file() -> Path:
@@ -123,7 +152,8 @@ def lint_triage(path: Path, implementations: list[str]) -> tuple[list[TriageEntr
             errors.extend(found)
     seen: dict[tuple, str] = {}
     for entry in entries:
-        key = (entry.implementation, entry.rules, entry.family, entry.area, entry.upstream)
+        key = (entry.implementation, entry.rules, entry.family, entry.area, entry.bug,
+               entry.upstream)
         if key in seen:
             errors.append(f"{entry.where}: the same entry as {seen[key]}")
         seen.setdefault(key, entry.where)
@@ -160,6 +190,12 @@ def _entry(raw: object, path: Path, start: int, source: str,
     for rule in rules:
         if not isinstance(rule, str) or rule not in RULES:
             errors.append(f"{at('rules')}: {rule!r} is not a SPEC rule id")
+    if raw["status"] == "by-design" and not raw.get("note"):
+        errors.append(f"{at('status')}: a by-design entry needs a note: the reason the "
+                      "implementation gives")
+    if "bug" in raw and (not raw["bug"].strip() or raw.keys() & {"family", "area"}):
+        errors.append(f"{at('bug')}: 'bug' is a non-empty glob over a root cause's name, "
+                      "and a bug has no family or area (those are a failure class's)")
     pattern = raw["implementation"]
     if not any(fnmatch.fnmatchcase(n, pattern) for n in implementations):
         errors.append(f"{at('implementation')}: {pattern!r} matches no implementation "
@@ -168,7 +204,7 @@ def _entry(raw: object, path: Path, start: int, source: str,
         return errors
     return TriageEntry(pattern, raw["upstream"], raw["status"], tuple(rules),
                        raw.get("family"), raw.get("area"), raw.get("note", ""),
-                       raw.get("source", ""), where)
+                       raw.get("source", ""), where, raw.get("bug"))
 
 
 def load_triage(path: Path, implementations: list[str]) -> list[TriageEntry]:
@@ -180,3 +216,8 @@ def load_triage(path: Path, implementations: list[str]) -> list[TriageEntry]:
 
 def triage_of(entries: list[TriageEntry], impl: str, failure_class: dict) -> list[TriageEntry]:
     return [e for e in entries if e.matches(impl, failure_class)]
+
+
+def standing_of(entries: list[TriageEntry], impl: str, cause: dict) -> list[TriageEntry]:
+    """The entries that give the root cause `cause` of `impl` its standing."""
+    return [e for e in entries if e.matches_bug(impl, cause)]
