@@ -227,6 +227,37 @@ def test_the_command_writes_reports_and_the_smallest_streams_replay(tmp_path: Pa
     assert main(["run", "--corpus", corpus, "--scrubber", spec, "--no-linear",
                  "--no-explain", "--no-progress"]) == 1
     assert main(["run", "--corpus", corpus, "--no-linear", "--no-progress"]) == 0
+    # the report carries its own stream: saved as the maintainer would, it reproduces,
+    # and nothing in it points at the reporter's folders
+    assert str(tmp_path) not in report
+    saved = tmp_path / "bug.yaml"
+    saved.write_text(report.split("```yaml\n", 1)[1].split("```", 1)[0], encoding="utf-8")
+    assert "scrubcheck show bug-1-" in report and "--corpus bug.yaml" in report
+    assert main(["run", "--corpus", str(saved), "--scrubber", spec, "--no-linear",
+                 "--no-explain", "--no-progress"]) == 1
+    assert main(["run", "--corpus", str(saved), "--no-linear", "--no-progress"]) == 0
+
+
+def test_a_peer_s_report_names_its_own_entry_point() -> None:
+    """A maintainer knows their function, not scrubcheck's row name: the report names the
+    entry point the peer's manifest documents, and a batch kind's stream as one text."""
+    from scrubcheck.explain.write import _entry_point
+    from scrubcheck.peers import shipped_manifests
+    from scrubcheck.reports.bugs import bug_report
+
+    manifest = next(m for m in shipped_manifests() if m.name == "agno-batch")
+    entry, kind = _entry_point("peer:agno-batch", "splitter")
+    assert (entry, kind) == (manifest.entry, "batch splitter")
+    cause = {"name": "a delimiter is shown", "kind": "leak", "rules": ["R-TAG-1"],
+             "checks": ["tag"], "scenarios": ["s"], "field": [],
+             "smallest": {"scenario": "s", "deltas": ["<thi", "nk>"], "context": {},
+                          "expected": "", "got": "<think>", "label": "split@4",
+                          "complete": True, "replay": "scrubcheck show s"}}
+    report = bug_report(cause, 1, "peer:agno-batch", "agno 3.1.10", "1.5.1", None,
+                        entry=entry, kind=kind)
+    assert f"entry point `{manifest.entry}`" in report
+    assert 'As the one text it is given: `"<think>"`' in report
+    assert "- R-TAG-1 (MUST): " in report
 
 
 def test_explanations_are_kept_and_reused_as_results_are(tmp_path: Path, monkeypatch) -> None:

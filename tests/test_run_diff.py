@@ -95,3 +95,19 @@ def test_a_written_report_and_a_bare_to_dict_are_both_runs(tmp_path: Path):
     data = _report()
     bare = {k: v for k, v in data.items() if k not in ("$schema", "format_version")}
     assert verdicts_of(data) == verdicts_of(bare) == {"demo": {"s": "PASS"}}
+
+
+def test_a_regression_is_a_verdict_worse_in_the_one_severity_order() -> None:
+    """The diff orders verdicts as every report orders problems (evidence.Severity): a
+    scenario that raised and now breaks a MUST rule got worse, the reverse is a fix, and
+    the new leaks lead the regressions."""
+    from scrubcheck.matrix.rundiff import diff_verdicts
+
+    old = {"a": "ERROR", "b": "FAIL", "c": "PASS", "d": "SHOULD", "e": "PASS", "f": "LEAK"}
+    new = {"a": "FAIL", "b": "ERROR", "c": "SHOULD", "d": "LEAK", "e": "UNSUPPORTED",
+           "f": "PASS"}
+    diff = diff_verdicts("demo", old, new)
+    assert [(c.scenario_id, c.new) for c in diff.regressions] == [
+        ("d", "LEAK"), ("a", "FAIL"), ("c", "SHOULD")]
+    assert sorted(c.scenario_id for c in diff.fixes) == ["b", "f"]
+    assert [c.scenario_id for c in diff.other] == ["e"]

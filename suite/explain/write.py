@@ -16,6 +16,7 @@ from scrubcheck.explain.causes import RootCause
 from scrubcheck.explain.conduct import Explanation
 from scrubcheck.explain.trial import Candidate, as_scenario
 from scrubcheck.model import Scenario
+from scrubcheck.peers.manifest import ManifestError, find_manifest
 from scrubcheck.reports.bugs import bug_id, bug_report, markdown_lines, shrunk
 from scrubcheck.results import RunResult
 
@@ -59,19 +60,32 @@ def write_explanation(explanation: Explanation, run: RunResult, folder: Path, *,
                         encoding="utf-8")
         written.append(path)
     corpus = folder / CORPUS_FILE
-    entries = [scenario_entry(smallest_scenario(n, c))
-               for n, c in enumerate(explanation.causes, start=1) if shrunk(c.to_dict())]
+    entries = {n: scenario_entry(smallest_scenario(n, c))
+               for n, c in enumerate(explanation.causes, start=1) if shrunk(c.to_dict())}
     if entries:
-        corpus.write_text(corpus_yaml(entries), encoding="utf-8")
+        corpus.write_text(corpus_yaml(list(entries.values())), encoding="utf-8")
         written.append(corpus)
     reports = folder / "bugs"
     reports.mkdir(exist_ok=True)
     for stale in reports.glob("bug-*.md"):
         stale.unlink()
+    entry, kind = _entry_point(spec, run.scrubber_kind)
     for number, cause in enumerate(data["root_causes"], start=1):
         path = reports / f"{bug_id(number, cause)}.md"
-        path.write_text(bug_report(cause, number, spec, version, run.spec_version,
-                                   str(corpus) if entries and shrunk(cause) else None),
-                        encoding="utf-8")
+        own = corpus_yaml([entries[number]]) if number in entries else None
+        path.write_text(bug_report(cause, number, spec, version, run.spec_version, own,
+                                   entry=entry, kind=kind), encoding="utf-8")
         written.append(path)
     return written
+
+
+def _entry_point(spec: str, kind: str) -> tuple[str, str]:
+    """The implementation's own entry point and kind, for its maintainers: a peer's from
+    its manifest; a Python scrubber's spec is its entry point already."""
+    if spec.startswith("peer:"):
+        try:
+            manifest = find_manifest(spec.removeprefix("peer:"))
+        except ManifestError:
+            return "", kind
+        return manifest.entry, manifest.kind
+    return "", kind

@@ -2,10 +2,11 @@
 
 Inputs are report.json files (one scrubber) or matrix.json files (one
 comparison per implementation present in both). A regression is a scenario
-judged in both runs whose verdict got worse (PASS < SHOULD < FAIL/ERROR <
-LEAK); new leaks come first. A fix is the reverse. Scenarios judged in only
-one of the runs (new, removed, or newly unsupported) are listed apart and
-never make the diff fail.
+judged in both runs whose verdict got worse in the one severity order
+(`evidence.Severity`: PASS < SHOULD < ERROR < FAIL < LEAK, so a scenario that raised
+and now breaks a MUST rule got worse); new leaks come first. A fix is the reverse.
+Scenarios judged in only one of the runs (new, removed, or newly unsupported) are
+listed apart and never make the diff fail.
 
 A file that is not a run (a JSON list, `{}`, another tool's output, a broken
 download) must never read as a regression: CI treats exit 1 as "the scrubber
@@ -24,7 +25,7 @@ import jsonschema
 from jsonschema.exceptions import best_match
 
 from scrubcheck.matrix.jsonform import MATRIX_FORMAT
-from scrubcheck.matrix.verdicts import BADNESS, LEAK, VERDICTS, verdict
+from scrubcheck.matrix.verdicts import LEAK, SEVERITY, VERDICTS, verdict
 from scrubcheck.reports.json_report import FORMAT_VERSION, SCHEMA_ID, load_schema
 from scrubcheck.results import RunResult
 
@@ -134,11 +135,12 @@ def diff_verdicts(name: str, old: dict[str, str], new: dict[str, str]) -> Diff:
         if before == after:
             continue
         change = Change(scenario_id, before, after)
-        if before in BADNESS and after in BADNESS:
-            (diff.regressions if BADNESS[after] > BADNESS[before] else diff.fixes).append(change)
+        if before in SEVERITY and after in SEVERITY:
+            (diff.regressions if SEVERITY[after] < SEVERITY[before] else diff.fixes).append(
+                change)
         else:
             diff.other.append(change)
-    diff.regressions.sort(key=lambda c: (c.new != LEAK, -BADNESS[c.new], c.scenario_id))
+    diff.regressions.sort(key=lambda c: (SEVERITY[c.new], c.scenario_id))
     diff.fixes.sort(key=lambda c: (c.old != LEAK, c.scenario_id))
     return diff
 

@@ -8,6 +8,7 @@ PASS; UNSUPPORTED and SKIPPED are not judged and never count as passes.
 
 from __future__ import annotations
 
+from scrubcheck.evidence import Severity
 from scrubcheck.results import Outcome, ScenarioResult, Verdict
 
 # the words are `results.Verdict`'s; these names are the matrix's own short spellings
@@ -16,8 +17,11 @@ LEAK, FAIL, SHOULD, ERROR, PASS, UNSUPPORTED, SKIPPED = (
     Verdict.UNSUPPORTED, Verdict.SKIPPED)
 VERDICTS = (LEAK, FAIL, SHOULD, ERROR, PASS, UNSUPPORTED, SKIPPED)
 JUDGED = (LEAK, FAIL, SHOULD, ERROR, PASS)
-#: How bad a judged verdict is, for regressions: higher is worse.
-BADNESS: dict[str, int] = {PASS: 0, SHOULD: 1, ERROR: 2, FAIL: 2, LEAK: 3}
+#: Each judged verdict's place in the one severity order (`evidence.Severity`, worst
+#: first): a leak, a broken MUST rule, an error, a broken SHOULD rule, nothing wrong.
+SEVERITY: dict[str, Severity] = {LEAK: Severity.LEAK, FAIL: Severity.MUST,
+                                 ERROR: Severity.ERROR, SHOULD: Severity.SHOULD,
+                                 PASS: Severity.NONE}
 
 
 def verdict(result: ScenarioResult) -> Verdict:

@@ -247,34 +247,56 @@ def api_call(spec: str, cause: Cause) -> str | None:
 
 
 def bug_report(cause: Cause, number: int, spec: str, version: str, spec_version: str,
-               corpus_file: str | None) -> str:
-    """A Markdown bug report for one root cause, ready to file upstream."""
+               scenario_yaml: str | None, entry: str = "", kind: str = "") -> str:
+    """A Markdown bug report for one root cause, ready to file upstream: it names the
+    implementation's own entry point (a peer's manifest knows it), and carries the
+    smallest stream as a scenario file to save, so it reproduces on the maintainer's
+    machine with nothing of the reporter's."""
     small = cause["smallest"]
     settings = settings_text(small["context"])
     name = cause["name"]
+    batch = kind.startswith("batch")
     lines = [f"# {name[0].upper()}{name[1:]}", "",
-             f"**Implementation:** `{spec}`" + (f", {version}" if version else ""), "",
+             f"**Implementation:** `{spec}`" + (f", {version}" if version else "")
+             + (f"; entry point `{entry}`" if entry else "")
+             + (f" ({kind}: it is given the stream as one text)" if batch else
+                f" ({kind})" if kind else ""), "",
              ("The smallest stream that shows it" if shrunk(cause) else
               f"A stream that shows it (scenario {small['scenario']}, grouped by its message, "
               "not shrunk)") + f", {_plural(len(small['deltas']), 'delta')}"
              + (f", context `{settings}`" if settings else ", default context") + ":", "",
              "| # | delta |", "|---|---|"]
     lines += [f"| {i} | {_code(show(d))} |" for i, d in enumerate(small["deltas"], start=1)]
+    if batch:
+        lines += ["", f"As the one text it is given: {_code(show(''.join(small['deltas'])))}"]
     call = api_call(spec, cause) if shrunk(cause) else None
     if call is not None:
         lines += ["", "As a call of its API:", "", "```python", call, "```"]
-    lines += ["", f"**Expected:** {_code(show(small['expected']))}, as {quoted_rules(cause)} "
-              f"of the reasoning-scrubber specification (scrubcheck SPEC {spec_version}).", "",
-              f"**Actual:** {_code(show(small['got']))}.", "",
-              f"It accounts for {_plural(len(cause['scenarios']), 'scenario')} of the "
+    lines += ["", f"**Expected:** {_code(show(small['expected']))}.", "",
+              f"**Actual:** {_code(show(small['got']))}"
+              + (" (the answer part of what it returned)." if "splitter" in kind else "."), "",
+              f"The reasoning-scrubber specification (scrubcheck SPEC {spec_version}) decides "
+              "this by:", ""]
+    lines += [f"- {rule} ({RULES[rule].level}): {RULES[rule].title}"
+              for rule in cause["rules"] if rule in RULES] or ["- (no SPEC rule)"]
+    lines += ["", f"It accounts for {_plural(len(cause['scenarios']), 'scenario')} of the "
               f"scrubcheck corpus failing ({', '.join(cause['checks'])} checks).", ""]
     if cause.get("field"):
         lines += ["This kind of bug has been reported against other implementations: "
                   + "; ".join(f"{seen['title']}, {seen['link']} in the scrubcheck repository"
                               for seen in cause["field"]) + ".", ""]
-    lines += ["**Reproduce with scrubcheck:**", "", "```sh", "pip install scrubcheck"]
-    if corpus_file:
-        lines.append(f"scrubcheck show {bug_id(number, cause)} --corpus {corpus_file} "
+    lines += ["**Reproduce with scrubcheck:**", ""]
+    if scenario_yaml:
+        lines += ["Save the stream as `bug.yaml`:", "", "```yaml", scenario_yaml.rstrip("\n"),
+                  "```", "", "then:", ""]
+    lines += ["```sh", "pip install scrubcheck"]
+    if scenario_yaml:
+        lines.append(f"scrubcheck show {bug_id(number, cause)} --corpus bug.yaml "
                      f"--scrubber {spec}")
-    lines += [replay_command(cause, spec), "```", ""]
+    else:
+        lines.append(replay_command(cause, spec))
+    lines += ["```", ""]
+    if scenario_yaml:
+        lines += [f"(The corpus scenario it was shrunk from: `{replay_command(cause, spec)}`.)",
+                  ""]
     return "\n".join(lines)
