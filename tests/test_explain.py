@@ -20,7 +20,7 @@ from scrubcheck.cli import main
 from scrubcheck.corpus import load_corpus
 from scrubcheck.explain import explain_run
 from scrubcheck.explain.difference import Did, first_effect
-from scrubcheck.explain.failure import _result_signature
+from scrubcheck.explain.failure import Explained, _result_signature
 from scrubcheck.explain.pieces import Part, read_pieces
 from scrubcheck.explain.shrink import shrink
 from scrubcheck.explain.trial import Candidate
@@ -321,3 +321,25 @@ def test_a_run_s_reports_lead_with_its_bugs(tmp_path: Path, capsys) -> None:
     write_reports(read_report(out / "report.json"), again)
     assert (again / "report.md").read_text(encoding="utf-8") == markdown
     assert next((out / "bugs").glob("bug-1-*.md")).is_file() and (out / "bugs.yaml").is_file()
+
+
+def test_a_difference_only_json_makes_is_not_a_peer_s_bug() -> None:
+    """Two halves of a surrogate pair side by side in one delta reach a peer over JSON as
+    the one character they encode: an output that differs from the expected one only so
+    is the protocol's doing. The scenario is listed as not explained, saying why, and the
+    same output from an in-process scrubber, or any other difference, stays a bug."""
+    from scrubcheck.explain.conduct import TRANSPORT, _not_the_transport
+    from scrubcheck.explain.signature import Signature
+    from scrubcheck.explain.transport import json_text, same_after_transport
+
+    assert json_text("a\ud83d\ude00b") == "a😀b" and json_text("\ud83d") == "\ud83d"
+    assert same_after_transport("\ud83d\ude00", "😀")
+    assert not same_after_transport("\ud83d", "") and not same_after_transport("x", "x")
+    changed = Signature(Did.CHANGES_TEXT)
+    joined = Explained("pair", "expected", "R-FID-1", "MUST", False, changed,
+                       ("\ud83d\ude00",), expected="\ud83d\ude00", got="😀")
+    real = Explained("drop", "expected", "R-FID-1", "MUST", False, Signature(Did.DROPS_ANSWER),
+                     ("ab",), expected="ab", got="a")
+    unexplained: dict[str, str] = {}
+    assert _not_the_transport([joined, real], unexplained) == [real]
+    assert unexplained == {"pair": TRANSPORT}

@@ -24,6 +24,7 @@ from scrubcheck.claims import place
 from scrubcheck.explain.causes import RootCause, group
 from scrubcheck.explain.failure import Explained, by_message, explain_scenario
 from scrubcheck.explain.store import Store, entry_key
+from scrubcheck.explain.transport import same_after_transport
 from scrubcheck.model import Scenario
 from scrubcheck.results import Outcome, RunResult
 from scrubcheck.runner import RunSettings
@@ -164,6 +165,8 @@ def explain_run(run: RunResult, scenarios: dict[str, Scenario], *, jobs: int = 1
             pool.run(tasks, on_result, on_lost)
     if store is not None:
         store.save()
+    if run.scrubber.startswith("peer:"):
+        explained = _not_the_transport(explained, unexplained)
     causes, left = group(explained)
     for item in left:
         if item.scenario_id not in {s for c in causes for s in c.scenarios}:
@@ -172,6 +175,24 @@ def explain_run(run: RunResult, scenarios: dict[str, Scenario], *, jobs: int = 1
                 f"{item.size:,} characters)")
     return Explanation(causes, len(failing), unexplained, time.monotonic() - started,
                        sum(e.tries for e in explained), reused)
+
+
+#: why a peer's failure that only the JSON transport makes is not called its bug
+TRANSPORT = ("its smallest stream's output differs from the expected one only as JSON "
+             "changes text (two halves of a surrogate pair side by side arrive as the one "
+             "character they encode): the protocol's doing, not the implementation's")
+
+
+def _not_the_transport(explained: list[Explained], unexplained: dict[str, str]
+                       ) -> list[Explained]:
+    """`explained` without the failures a peer's JSON protocol makes (`transport`); a
+    scenario with no other failure is listed as not explained, saying why."""
+    kept = [e for e in explained if not same_after_transport(e.expected, e.got)]
+    left = {e.scenario_id for e in kept}
+    for item in explained:
+        if item.scenario_id not in left:
+            unexplained.setdefault(item.scenario_id, TRANSPORT)
+    return kept
 
 
 class _OverBudget(Exception):

@@ -38,14 +38,13 @@ client sees; what was sent and what is expected are read the same way
 from __future__ import annotations
 
 import dataclasses
-import json
-import re
 from dataclasses import dataclass, field
 
 from scrubcheck.checks import LeakDetector
 from scrubcheck.checks.expected import check_expected
 from scrubcheck.checks.render import describe_difference, quoted
 from scrubcheck.checks.whitespace import WHITESPACE
+from scrubcheck.explain.transport import json_text
 from scrubcheck.gateway.capture import Capture, Chunk
 from scrubcheck.gateway.inline import detect_features, reasoning_parts, spec_run
 from scrubcheck.gateway.upstream import Shape, shape_chunks
@@ -100,14 +99,6 @@ def sent(scenario: Scenario, shape: Shape) -> Sent:
                 stream.finish_reason)
 
 
-def json_text(text: str) -> str:
-    """`text` as a JSON reader receives it: the two halves of a surrogate pair side by side
-    in one string arrive as the one character they encode (escapes are all a server can
-    send for a lone surrogate, and a reader joins adjacent ones)."""
-    return json.loads(json.dumps(text)) if _SURROGATE.search(text) else text
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def as_completion(expect: Expectation, upstream: Sent) -> tuple[Expectation, Sent]:
