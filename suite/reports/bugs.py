@@ -212,11 +212,11 @@ def html_section(data: dict[str, Any], spec: str, level: int = 2,
                       f"<div>expected <code>{e(show(small['expected']))}</code>, got "
                       f"<code>{e(show(small['got']))}</code></div>"
                       f"<div>replay: <code>{e(replay_command(cause, spec))}</code></div>")
-        field = "".join(f"<span class=\"field\">seen in the field: {e(seen['title'])} "
-                        f"(<code>{e(seen['link'])}</code>)</span> "
-                        for seen in cause.get("field", []))
+        field = ("<div class=\"field\">seen in the field: " + "; ".join(
+            f"{e(seen['title'])} (<code>{e(seen['link'])}</code>)"
+            for seen in cause["field"]) + "</div>") if cause.get("field") else ""
         items.append(f"<li class=\"bug {e(cause['kind'])}\"><strong>{e(cause['kind'].upper())}"
-                     f"</strong> {e(cause['name'])} {field}"
+                     f"</strong> {e(cause['name'])}{field}"
                      f"<div>breaks {e(quoted_rules(cause))}</div>"
                      f"<div>explains {len(cause['scenarios']):,} scenarios: "
                      f"{e(_ids(cause))}</div>{stream}{extra}</li>")
