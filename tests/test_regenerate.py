@@ -255,3 +255,14 @@ def test_the_history_target_appends_a_matrix_run_it_lacks(checkout: Path, small:
     (checkout / "reports" / "history.json").write_text("[]")  # not a history file
     [outcome] = regenerate(ctx, [target])
     assert outcome.state == "cannot" and "history" in outcome.detail
+
+
+def test_the_matrix_takes_every_registered_name_of_an_engine_it_has_a_row_of() -> None:
+    """A hand-made row an engine points at brings the engine's other names in (a name a
+    new release registers becomes a row); a matrix without the engine gains none."""
+    from scrubcheck.regenerate.targets import _manifests
+
+    assert [m.name for m in _manifests(["hermes-stream"])] == ["hermes-stream"]
+    with_vllm = [m.name for m in _manifests(["vllm-qwen3-stream"])]
+    assert with_vllm[0] == "vllm-qwen3-stream"
+    assert len(with_vllm) > 1 and all(n.startswith("vllm:") for n in with_vllm[1:])

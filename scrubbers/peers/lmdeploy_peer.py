@@ -17,7 +17,7 @@ import types
 from peerloop import serve
 
 
-def _stand_ins() -> None:
+def stand_ins() -> None:
     site = next(p for p in sys.path if p.endswith("site-packages"))
     for name in ("lmdeploy", "lmdeploy.serve"):
         module = types.ModuleType(name)
@@ -33,7 +33,7 @@ def serve_parser(streaming: bool) -> None:
 
     The stream's starts_in_reasoning becomes the request's enable_thinking (the
     default parser starts in reasoning unless thinking is switched off)."""
-    _stand_ins()
+    stand_ins()
     from lmdeploy.serve.openai.protocol import ChatCompletionRequest
     from lmdeploy.serve.parsers.response_parser import BaseResponseParser
 

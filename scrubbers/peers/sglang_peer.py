@@ -23,7 +23,7 @@ import types
 from peerloop import serve
 
 
-def _stand_in_packages() -> None:
+def stand_in_packages() -> None:
     site = next(p for p in sys.path if p.endswith("site-packages"))
     for name in ("sglang", "sglang.srt", "sglang.srt.utils"):
         module = types.ModuleType(name)
@@ -41,7 +41,7 @@ class Request:
 
 def serve_parser(model_type: str, streaming: bool) -> None:
     """Serve ReasoningParser(model_type) as a streaming or a batch splitter."""
-    _stand_in_packages()
+    stand_in_packages()
     from sglang.srt.parser.reasoning_parser import ReasoningParser
 
     def make(context: dict) -> ReasoningParser:

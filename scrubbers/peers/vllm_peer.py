@@ -68,7 +68,7 @@ class DeltaMessage:
         self.tool_calls = list(tool_calls or [])
 
 
-def _stand_ins() -> None:
+def stand_ins() -> None:
     site = next(p for p in sys.path if p.endswith("site-packages"))
     for name in ("vllm", "vllm.utils", "vllm.parser", "vllm.renderers"):
         module = types.ModuleType(name)
@@ -86,7 +86,7 @@ def _stand_ins() -> None:
     sys.modules["vllm.entrypoints.generate.base.protocol"].DeltaMessage = DeltaMessage
 
 
-def _tokenizer(tags: tuple[str, ...]):
+def tokenizer_with(tags: tuple[str, ...]):
     """A byte-level tokenizer whose vocabulary holds `tags` as added tokens."""
     from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers
     from transformers import PreTrainedTokenizerFast
@@ -106,10 +106,10 @@ def serve_parser(name: str, streaming: bool, token_ids: bool) -> None:
     With `token_ids`, every delta is also encoded with the tokenizer and its ids
     are passed on, as the server passes the ids of the chunk's tokens; without,
     the parser gets the text only (empty id lists)."""
-    _stand_ins()
+    stand_ins()
     from vllm.parser import parser_manager
 
-    tokenizer = _tokenizer(TAGS[name])
+    tokenizer = tokenizer_with(TAGS[name])
     parser_cls = parser_manager.ParserManager.get_parser(reasoning_parser_name=name)
     request = types.SimpleNamespace(include_reasoning=True, tools=None, tool_choice=None,
                                     messages=[], parallel_tool_calls=True)

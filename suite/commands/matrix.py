@@ -43,7 +43,7 @@ from scrubcheck.distributed.dask_runner import DaskError
 from scrubcheck.matrix import run_matrix, write_matrix
 from scrubcheck.matrix.bugs import Explaining
 from scrubcheck.matrix.runs import RowRunner
-from scrubcheck.peers import ManifestError, shipped_manifests
+from scrubcheck.peers import ManifestError, shipped_rows
 from scrubcheck.peers.manifest import split_release, with_releases
 from scrubcheck.runner import RunSettings, load_scrubber
 
@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
     if args.timeout <= 0:
         return _usage("--timeout must be positive")
     try:
-        manifests = shipped_manifests()
+        manifests = shipped_rows()
     except ManifestError as exc:
         return _usage(str(exc))
     requested = {n.strip() for group in args.peers or () for n in group.split(",") if n.strip()}

@@ -24,6 +24,7 @@ from scrubcheck.peers import (
     read_marker,
     shipped_manifests,
 )
+from scrubcheck.peers.catalogue import engine_installs
 from scrubcheck.peers.install import install_each
 from scrubcheck.peers.manifest import Manifest, with_releases
 
@@ -40,7 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        manifests = shipped_manifests()
+        manifests = shipped_manifests() + engine_installs()
     except ManifestError as exc:
         return _usage(str(exc))
     return install_or_list(args, NAME, lambda names, force: _install(manifests, names, force),
@@ -65,7 +66,7 @@ def _install(manifests: list[Manifest], names: list[str], force: bool) -> int:
         chosen = select_manifests(manifests, names)
     except ManifestError as exc:
         return usage_error(f"{NAME} install", str(exc))
-    packages: dict[str, list[Manifest]] = {}
+    packages: dict[str, list[Manifest]] = {}  # an engine shares its peers' environment
     for manifest in chosen:
         packages.setdefault(manifest.package.env_name, []).append(manifest)
     skipped = [m.name for m in manifests if m.heavy and m not in chosen]

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from scrubcheck.commands.options import add_out_option, usage_for
 from scrubcheck.corpus import load_corpus
-from scrubcheck.peers import ManifestError, shipped_manifests
+from scrubcheck.peers import ManifestError, shipped_rows
 from scrubcheck.site import SiteError, build_site, load_site_data
 from scrubcheck.site.history import HistoryError, entries_of, merged, read_history, write_history
 from scrubcheck.site.triage import lint_triage, shipped_triage_file
@@ -59,7 +59,7 @@ def _shown(path: Path) -> str:
 
 
 def _implementations() -> list[str]:
-    return [m.name for m in shipped_manifests()] + ["reference"]
+    return [m.name for m in shipped_rows()] + ["reference"]
 
 
 def run(args: argparse.Namespace) -> int:

@@ -16,7 +16,7 @@ from scrubcheck.explain.causes import RootCause
 from scrubcheck.explain.conduct import Explanation
 from scrubcheck.explain.trial import Candidate, as_scenario
 from scrubcheck.model import Scenario
-from scrubcheck.peers.manifest import ManifestError, find_manifest
+from scrubcheck.peers import ManifestError, find_manifest
 from scrubcheck.reports.bugs import bug_id, bug_report, markdown_lines, shrunk
 from scrubcheck.results import RunResult
 

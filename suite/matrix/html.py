@@ -10,6 +10,7 @@ from collections import Counter
 from pathlib import Path
 
 from scrubcheck.matrix.bugs import bugs_sentence
+from scrubcheck.matrix.engines import engine_summaries
 from scrubcheck.matrix.markdown import (
     GRID_NOTE,
     HEADLINE,
@@ -69,6 +70,8 @@ def render_html(matrix: Matrix) -> str:
     rows = []
     for row in matrix.rows:
         claim = row.claim
+        if not row.ran and row.engine:  # a listed engine name: in the engines' section
+            continue
         if not row.ran:
             rows.append([_name(row), text(row.package), text(row.kind), text(claim),
                          *[""] * 9, text(row.status)])
@@ -88,6 +91,7 @@ def render_html(matrix: Matrix) -> str:
                  "12); beyond-claim scenarios are counted apart; the bugs within the claim "
                  "are listed below, each with its smallest stream.</p>"
                  + table(HEADLINE, rows, 4))
+    parts.append(_engines(matrix))
     grid = claims_in(r.name for r in matrix.ran)
     parts.append(f"<h2>Within each class</h2><p class=muted>{text(GRID_NOTE)}</p>" + table(
         ["implementation", *grid],
@@ -150,9 +154,31 @@ def _observed(matrix: Matrix) -> str:
                      rows, 99))
 
 
+def _engines(matrix: Matrix) -> str:
+    summaries = engine_summaries(matrix)
+    if not summaries:
+        return ""
+    body = [[f"<td><b>{text(s.engine)}</b></td>", text(s.package), str(s.registered),
+             str(len(s.ran)), str(len(s.passed)),
+             text(", ".join(f"{n} {k}" for k, n in sorted(s.listed.items())) or "none")]
+            for s in summaries]
+    listed = "".join(
+        f"<details><summary>Listed names of {text(s.engine)} ({len(s.listed_rows)})</summary>"
+        f"<ul>{''.join(f'<li>{_name(r)}: {text(r.status)}</li>' for r in s.listed_rows)}"
+        "</ul></details>" for s in summaries if s.listed_rows)
+    return ("<h2>Serving engines: every registered parser</h2><p class=muted>Each engine's "
+            "reasoning parsers as its installed release registers them, read from it: a row "
+            "ENGINE:NAME per name, judged in the class its probe showed; a name with a "
+            "hand-made row counts with that row. Names not run are listed with why.</p>"
+            + table(["engine", "package", "registered", "run", "pass their own class",
+                     "listed, not run"], body, 1) + listed)
+
+
 def _restrictions(matrix: Matrix) -> str:
     items = []
     for row in matrix.rows:
+        if not row.ran and row.engine:
+            continue
         notes = ([f"model: {row.model_of}"] if row.model_of else []) + row.restrictions
         if not row.ran:
             notes.insert(0, f"not run: {row.status}")

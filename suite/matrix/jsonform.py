@@ -27,6 +27,7 @@ def matrix_dict(matrix: Matrix) -> dict:
             "name": row.name, "title": row.title, "kind": row.kind, "package": row.package,
             "version": row.version, "spec": row.spec, "status": row.status,
             "model_of": row.model_of, "restrictions": row.restrictions, "report": row.report,
+            "engine": row.engine,
             "duration_s": row.duration_s if row.ran else None,
             "time": row.time_note(),
             "cache": row.cache_counts() if row.ran else {},

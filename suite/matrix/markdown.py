@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from scrubcheck.matrix.bugs import bugs_sentence
+from scrubcheck.matrix.engines import engine_summaries
 from scrubcheck.matrix.rows import (
     Matrix,
     Row,
@@ -40,6 +41,8 @@ def _label(row: Row) -> str:
 def headline_rows(matrix: Matrix) -> list[list[str]]:
     out = []
     for row in matrix.rows:
+        if not row.ran and row.engine:  # a listed engine name: in the engines' section
+            continue
         if not row.ran:
             out.append([_label(row), cell(row.package), cell(row.kind),
                         cell(row.claim), *[""] * 9, cell(row.status)])
@@ -134,6 +137,7 @@ def render_markdown(matrix: Matrix) -> str:
         "bugs that needs no rerun.", "",
     ]
     lines += _table(HEADLINE, headline_rows(matrix))
+    lines += _engines(matrix)
     lines += claim_grid(matrix)
     for key, title in (("group", "By SPEC rule group"), ("area", "By corpus area")):
         cols = columns(matrix, key)
@@ -178,9 +182,35 @@ def source_link(source: str) -> str:
     return source if "://" in source else f"../{source}"
 
 
+def _engines(matrix: Matrix) -> list[str]:
+    summaries = engine_summaries(matrix)
+    if not summaries:
+        return []
+    lines = ["## Serving engines: every registered parser", "",
+             "Each engine's reasoning parsers as its installed release registers them, read "
+             "from it (`scrubcheck.peers.engines`): a row `ENGINE:NAME` per name, judged in "
+             "the class its probe showed (the parser's own format where the registry has "
+             "one); a name with a hand-made row counts with that row. Names not run are "
+             "listed with why.", ""]
+    body = [[f"**{s.engine}**", cell(s.package), str(s.registered), str(len(s.ran)),
+             str(len(s.passed)),
+             cell(", ".join(f"{n} {k}" for k, n in sorted(s.listed.items())) or "none")]
+            for s in summaries]
+    lines += _table(["engine", "package", "registered", "run", "pass their own class",
+                     "listed, not run"], body)
+    for summary in summaries:
+        if summary.listed_rows:
+            lines += [f"Listed names of {summary.engine}:", ""]
+            lines += [f"- **{row.name}**: {cell(row.status)}" for row in summary.listed_rows]
+            lines.append("")
+    return lines
+
+
 def _restrictions(matrix: Matrix) -> list[str]:
     lines = ["## Restrictions and implementations not run", ""]
     for row in matrix.rows:
+        if not row.ran and row.engine:  # listed in the engines' section
+            continue
         notes = ([f"model: {row.model_of}"] if row.model_of else []) + row.restrictions
         if not row.ran:
             notes.insert(0, f"not run: {row.status}")

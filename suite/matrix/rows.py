@@ -56,6 +56,8 @@ class Row:
     #: (`scrubcheck.explain.Explanation.to_dict`; matrix.bugs fills it), None when not
     #: explained
     bugs: dict | None = None
+    #: the serving engine whose registered parser the row is (peers.engines), else ""
+    engine: str = ""
     #: failure classes by conformance class, computed once per row (classes_within)
     _within: dict[str, list[FailureClass] | None] = field(default_factory=dict, repr=False,
                                                            compare=False)
@@ -128,8 +130,10 @@ class Row:
 
     @property
     def claim(self) -> str:
-        """The conformance class the row claims (SPEC section 12)."""
-        return row_claim(self.name)
+        """The conformance class the row claims (SPEC section 12): as matrix.json kept it
+        for a stored row (an engine's row cannot be looked up without the engine)."""
+        kept = (self.stored or {}).get("claim")
+        return kept if isinstance(kept, str) and kept else row_claim(self.name)
 
     def classes_within(self, claim: str) -> list[FailureClass] | None:
         """The failure classes among the scenarios within `claim` that the class judges as

@@ -68,7 +68,8 @@ def reference_row() -> Row:
 def peer_row(manifest: Manifest) -> Row:
     return Row(manifest.name, manifest.title, manifest.kind, manifest.package.label,
                installed_version(manifest.package),
-               f"peer:{manifest.name}", "ran", manifest.model_of, manifest.all_restrictions())
+               f"peer:{manifest.name}", "ran", manifest.model_of, manifest.all_restrictions(),
+               engine=manifest.engine)
 
 
 def scrubber_row(name: str, spec: str) -> Row:
@@ -111,6 +112,8 @@ def native_restriction(run: RunResult) -> str | None:
 
 
 def not_run_reason(manifest: Manifest, requested: bool) -> str | None:
+    if manifest.listed:  # a registered engine name that is not run, and why
+        return manifest.listed
     if read_marker(manifest.package) is not None:
         return None
     if manifest.heavy and not requested:

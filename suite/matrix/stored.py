@@ -61,4 +61,5 @@ def _row(raw: object, path: Path, index: int) -> Row:
     ran = raw["status"] == "ran" and isinstance(raw.get("verdicts"), dict)
     return Row(raw["name"], raw["title"], raw["kind"], raw["package"], raw["version"],
                raw["spec"], raw["status"], raw.get("model_of"), list(raw.get("restrictions", [])),
-               report=raw.get("report"), stored=raw if ran else None)
+               report=raw.get("report"), stored=raw if ran else None,
+               engine=str(raw.get("engine") or ""))

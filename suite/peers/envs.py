@@ -88,5 +88,6 @@ def launch_for(manifest: Manifest, root: Path | None = None) -> Launch:
         argv = (sys.executable, str(manifest.program))
     else:
         argv = (str(python_of(folder)), str(manifest.program))
+    argv = (*argv, *manifest.args)
     return Launch(argv=argv, cwd=str(manifest.folder), env=tuple(sorted(env.items())),
                   log_dir=str((root or cache_root()) / "logs"))

@@ -173,6 +173,12 @@ class Manifest:
     claims_source: str = ""
     delimiters: DelimiterLimits = DelimiterLimits()  # what of `delimiters` it can take
     native: NativeRun | None = None  # how the matrix may judge it natively ([native])
+    #: a registered parser of a serving engine (peers.engines): the engine's name, the
+    #: adapter program's arguments, and why the name is listed but not run (an alias, a
+    #: row of its own, a parser that cannot run here), empty when it runs
+    engine: str = ""
+    args: tuple[str, ...] = ()
+    listed: str = ""
 
     @property
     def adapter_kind(self) -> ScrubberKind:

@@ -29,7 +29,8 @@ from scrubcheck.corpus import Corpus
 from scrubcheck.corpus.fingerprint import corpus_digest
 from scrubcheck.matrix import run_matrix, write_matrix
 from scrubcheck.matrix.bugs import Explaining
-from scrubcheck.peers import Manifest, ManifestError, read_marker, shipped_manifests
+from scrubcheck.peers import Manifest, ManifestError, read_marker, shipped_rows
+from scrubcheck.peers.engines import shipped_engines
 from scrubcheck.regenerate import quotes, spec_table
 from scrubcheck.reports import read_report, write_reports
 from scrubcheck.reports.coverage import render as render_coverage
@@ -225,7 +226,7 @@ class Matrix(Target):
         ])
         if made:
             return made
-        manifests = {m.name: m for m in shipped_manifests()}
+        manifests = {m.name: m for m in shipped_rows()}
         for row in data.get("rows", []):
             manifest = manifests.get(str(row.get("spec", "")).removeprefix("peer:"))
             if row.get("status") == "ran" and manifest is not None:
@@ -242,7 +243,8 @@ class Matrix(Target):
         rows = self.rows(ctx)
         names = [r["name"] for r in rows if r.get("spec", "").startswith("peer:")]
         manifests = _manifests(names)
-        missing = [m.name for m in manifests if read_marker(m.package) is None]
+        missing = sorted({m.engine or m.name for m in manifests
+                          if read_marker(m.package) is None})
         if missing:
             raise CannotRegenerate(
                 f"{len(missing)} of the matrix's peers are not installed here: "
@@ -272,12 +274,26 @@ class Matrix(Target):
 
 
 def _manifests(names: list[str]) -> list[Manifest]:
-    by_name = {m.name: m for m in shipped_manifests()}
+    """The committed matrix's peer rows, and every registered parser of each engine the
+    matrix already has a row of (its own `ENGINE:NAME` rows, or a hand-made row the
+    engine points at): a name a new engine release registers becomes a row without
+    choosing it by hand."""
+    rows = shipped_rows()
+    by_name = {m.name: m for m in rows}
+    chosen = set(names)
+    engines = {m.engine for m in rows if m.engine and m.name in chosen}
+    engines |= {e.name for e in shipped_engines() if chosen & {r for _, r in e.own_rows}}
+    absent = sorted({m.engine for m in rows if m.name.endswith(":*") and m.engine in engines})
     unknown = [n for n in names if n not in by_name]
+    if unknown and absent:
+        raise CannotRegenerate(f"the matrix has rows of engines whose parsers cannot be "
+                               f"listed here ({', '.join(absent)}): scrubcheck peers install "
+                               + " ".join(absent))
     if unknown:
         raise CannotRegenerate(f"the matrix has rows for peers no longer shipped: "
                                f"{', '.join(unknown)}; run `scrubcheck matrix` to choose rows")
-    return [by_name[n] for n in names]
+    return [by_name[n] for n in names] + [m for m in rows if m.engine in engines
+                                          and m.name not in chosen]
 
 
 class SpecTable(Target):

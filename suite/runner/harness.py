@@ -39,6 +39,7 @@ from scrubcheck import __version__
 from scrubcheck.adapters.resolve import AdapterError, resolve_target, split_kind
 from scrubcheck.formats import Format, registered_formats
 from scrubcheck.peers import ManifestError, find_manifest, read_marker
+from scrubcheck.peers.manifest import shipped_dir
 from scrubcheck.spec import SPEC_VERSION
 from scrubcheck.vocabulary import GENERIC
 
@@ -219,9 +220,19 @@ def _peer_digest(name: str) -> str | None:
     if installed is None:
         return None
     folder = manifest.program.parent
+    files = [p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+    # the helper programs the peers' adapters share (peerloop.py, vllm_peer.py, the
+    # engines' probe): the code files of every folder from the manifest's up to the
+    # shipped peers' folder; the data beside them (triage, observations) decides no result
+    top = shipped_dir() if folder.is_relative_to(shipped_dir()) else folder.parent
     shared = folder.parent
-    files = [p for p in folder.rglob("*") if p.is_file()]
-    if shared != folder:  # the helpers the peers' programs share (scrubbers/peers/*.py, *.mjs)
-        files += [p for p in shared.iterdir() if p.is_file()]
+    while shared.is_relative_to(top):
+        files += [p for p in shared.iterdir() if p.is_file() and p.suffix in (".py", ".mjs")]
+        if shared == top:
+            break
+        shared = shared.parent
+    # an engine's row: what its probe decided (the mode it runs in, its arguments)
+    decided = (f"; engine row {manifest.args!r} {manifest.fixed_context!r} "
+               f"{sorted(manifest.context)!r}" if manifest.engine else "")
     return (f"{manifest.package.label} {installed.version}; "
-            f"files {files_digest(files, shared)}")
+            f"files {files_digest(files, top)}{decided}")

@@ -122,6 +122,32 @@ def grid_html(site: SiteData) -> str:
             f'{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
 
 
+def engines_html(site: SiteData) -> str:
+    """Each serving engine's registered parsers: how many ran, how many pass their class."""
+    if not site.engines:
+        return ""
+    known = {impl.name for impl in site.impls}
+    rows = []
+    for summary in site.engines:
+        passing = ", ".join(
+            (f'<a href="{href(0, impl_path(r.name))}">{text(r.name)}</a>' if r.name in known
+             else text(r.name)) for r in summary.passed) or "none"
+        listed = ", ".join(f"{n} {k}" for k, n in sorted(summary.listed.items())) or "none"
+        rows.append(f'<tr><th scope="row">{text(summary.engine)}</th>'
+                    f"<td>{text(summary.package)}</td><td class=\"n\">{summary.registered}</td>"
+                    f'<td class="n">{len(summary.ran)}</td><td class="n">{len(summary.passed)}'
+                    f"</td><td>{passing}</td><td>{text(listed)}</td></tr>")
+    return ('<h2 id="engines-heading">Serving engines: every registered parser</h2>'
+            '<p class="muted">Each engine\'s reasoning parsers as its installed release '
+            "registers them: a row ENGINE:NAME per name, judged in the class its probe "
+            "showed; names not run are listed on the matrix page with why.</p>"
+            '<div class="scroll"><table><thead><tr><th scope="col">engine</th>'
+            '<th scope="col">package</th><th scope="col">registered</th><th scope="col">run'
+            '</th><th scope="col">pass their own class</th><th scope="col">passing</th>'
+            f'<th scope="col">listed, not run</th></tr></thead><tbody>{"".join(rows)}'
+            "</tbody></table></div>")
+
+
 def provenance_html(site: SiteData) -> str:
     items = "".join(f"<li><code>{text(p.path)}</code>: run {text(p.started_at)}, "
                     f"{text(p.mode)} mode, {text(p.judged_by)}</li>" for p in site.inputs)
@@ -173,6 +199,7 @@ def render_index(site: SiteData, untriaged: int, triaged: int,
         f"{provenance_html(site)}"
         '<h2 id="class-heading">Implementation × conformance class</h2>'
         f"{class_grid_html(site)}"
+        f"{engines_html(site)}"
         '<h2 id="grid-heading">Implementation × SPEC rule group</h2>'
         f'<form class="filters" id="filters" aria-label="filter">{filters}</form>'
         '<p id="grid-count" class="muted" aria-live="polite"></p>'

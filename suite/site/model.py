@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+from scrubcheck.matrix.engines import EngineSummary, engine_summaries
 from scrubcheck.matrix.stored import StoredMatrixError, load_stored_matrix
 from scrubcheck.matrix.verdicts import ERROR, FAIL, LEAK, PASS, SHOULD, SKIPPED, UNSUPPORTED
 from scrubcheck.matrix.within_claim import counts, placements, row_claim
@@ -124,6 +125,8 @@ class SiteData:
     #: rows not in the grid because another input's row of that name is (the reference);
     #: the history still records them with their own run
     shown_once: list[Impl] = field(default_factory=list)
+    #: each serving engine's registered parsers, summed (matrix.engines)
+    engines: list[EngineSummary] = field(default_factory=list)
 
     @property
     def missing(self) -> list[str]:
@@ -176,9 +179,10 @@ def load_site_data(paths: list[Path], scenarios: list[Scenario]) -> SiteData:
     seen: dict[str, str] = {}
     shown_once: list[Impl] = []  # the later inputs' reference rows: kept for the history
     ids: dict[str, None] = {}
+    engines: list[EngineSummary] = []
     for path in paths:
-        try:
-            load_stored_matrix(path)  # the same validation `matrix --render-from` does
+        try:  # the same validation `matrix --render-from` does
+            engines += engine_summaries(load_stored_matrix(path))
         except StoredMatrixError as exc:
             raise SiteError(str(exc)) from exc
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -206,7 +210,8 @@ def load_site_data(paths: list[Path], scenarios: list[Scenario]) -> SiteData:
             impls.append(_impl(raw, provenance))
             ids.update(dict.fromkeys(raw["verdicts"]))
     by_id = {s.id: s for s in scenarios}
-    site = SiteData(impls, not_run, inputs, list(ids), by_id, shown_once=shown_once)
+    site = SiteData(impls, not_run, inputs, list(ids), by_id, shown_once=shown_once,
+                    engines=engines)
     site.areas = list(dict.fromkeys(site.area_of(i) or "(not in corpus)" for i in site.ids))
     order = list(dict.fromkeys(rule.group for rule in RULES.values()))
     used = {g for i in site.ids for g in site.groups_of(i)}
