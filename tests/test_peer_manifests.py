@@ -178,11 +178,12 @@ def test_shipped_peers_declare_what_their_packages_let_users_configure():
     manifests = {m.name: m for m in shipped_manifests()}
     takes_pairs = {n for n, m in manifests.items() if "delimiters" in m.context}
     assert takes_pairs == {"pydantic-ai-batch", "pydantic-ai-stream", "ai6-generate",
-                           "ai6-stream", "ai7-generate", "ai7-stream"}
+                           "ai6-stream", "ai7-generate", "ai7-stream", "thinkstrip-stream",
+                           "thinkpack-batch", "xsai-reasoning-stream"}
     for name in takes_pairs:
         assert (manifests[name].delimiters.pairs, manifests[name].delimiters.markers) == (1, 0)
     assert {n for n in takes_pairs if manifests[n].delimiters.form == "<NAME>"} == {
-        "ai6-generate", "ai6-stream"}
+        "ai6-generate", "ai6-stream", "thinkpack-batch", "xsai-reasoning-stream"}
     skip = {n for n, m in manifests.items() if "may_skip_reasoning" in m.context}
     assert skip == {n for n in manifests if n.startswith("sglang-")}
     formats = {"gpt-oss": "harmony", "kimi-k3": "kimi-xtml", "gemma4": "gemma-channel",
@@ -192,3 +193,27 @@ def test_shipped_peers_declare_what_their_packages_let_users_configure():
             manifest = manifests[f"sglang-{model}-{mode}"]
             assert manifest.features == {feature}
             assert dict(manifest.fixed_context) == {"features": [feature]}
+
+
+def test_the_added_packages_declare_how_they_are_installed_and_driven():
+    """thinkstrip declares Python >= 3.13 and is installed with pip's
+    --ignore-requires-python through the environment; harmony's vocabulary comes from the
+    litellm release litellm-batch pins; both litecc-proxy rows share one environment."""
+    from scrubcheck.peers.install import _env
+
+    manifests = {m.name: m for m in shipped_manifests()}
+    thinkstrip = manifests["thinkstrip-stream"].package
+    assert dict(thinkstrip.env) == {"PIP_IGNORE_REQUIRES_PYTHON": "1"}
+    assert _env(thinkstrip)["PIP_IGNORE_REQUIRES_PYTHON"] == "1"
+    harmony = manifests["openai-harmony-stream"]
+    assert harmony.claims == ("harmony",) and harmony.token_aligned
+    assert dict(harmony.fixed_context) == {"features": ["harmony"]}
+    assert harmony.package.extra == (f"litellm=={manifests['litellm-batch'].package.version}",)
+    stream, batch = manifests["litecc-proxy-stream"], manifests["litecc-proxy-batch"]
+    assert stream.package.env_name == batch.package.env_name == "pypi-litecc-proxy-0.5.0"
+    assert (stream.kind, batch.kind) == ("streaming splitter", "batch splitter")
+    assert manifests["thinkpack-batch"].package.no_deps
+    assert manifests["xsai-reasoning-stream"].language == "node"
+    for name in ("litecc-proxy-stream", "litecc-proxy-batch", "thinkstrip-stream",
+                 "thinkpack-batch", "xsai-reasoning-stream"):
+        assert manifests[name].claims == ("think",), name
