@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import ctypes
 import http.client
+import itertools
 import json
 import queue
 import re
@@ -102,6 +103,20 @@ def make_tokenizer_dir(folder: Path, added: list[str]) -> None:
         "model_type": "qwen3", "architectures": ["Qwen3ForCausalLM"],
         "vocab_size": raw.get_vocab_size(), "eos_token_id": raw.token_to_id(EOS),
         "max_position_embeddings": 1 << 20}), encoding="utf-8")
+
+
+def byte_symbols() -> list[str]:
+    """The byte-level alphabet's symbol for each byte value 0..255: printable Latin-1
+    bytes stand for themselves, the others take the code points from 256 on, in order."""
+    kept = [*range(ord("!"), ord("~") + 1), *range(0xA1, 0xAC + 1), *range(0xAE, 0xFF + 1)]
+    symbols, extra = {}, 0
+    for value in range(256):
+        if value in kept:
+            symbols[value] = chr(value)
+        else:
+            symbols[value] = chr(256 + extra)
+            extra += 1
+    return [symbols[v] for v in range(256)]
 
 
 def free_port() -> int:
@@ -198,16 +213,18 @@ class Rig:
     """One smg process and one fake scheduler, for one parser name and variant."""
 
     def __init__(self, parser: str, variant: str = "legacy", log=None,
-                 start_timeout: float = 60.0, step_timeout: float = 15.0) -> None:
+                 start_timeout: float = 60.0, step_timeout: float = 15.0,
+                 log_level: str = "warn") -> None:
         if variant not in ("legacy", "symphony"):
             raise ValueError(f"variant must be legacy or symphony, not {variant!r}")
         self.parser, self.variant = parser, variant
         self.log = log if log is not None else sys.stderr
         self.start_timeout, self.step_timeout = start_timeout, step_timeout
+        self.log_level = log_level
         self.proc: subprocess.Popen | None = None
         self.server = None
         self.tmp: tempfile.TemporaryDirectory | None = None
-        self.counter = 0
+        self.counter = itertools.count(1)  # next() on it is atomic: sessions on threads
         self.stderr_path: Path | None = None
 
     # -- life cycle --------------------------------------------------------------------
@@ -245,7 +262,7 @@ class Rig:
                    "--worker-urls", f"grpc://127.0.0.1:{grpc_port}",
                    "--model-path", str(tokdir), "--reasoning-parser", self.parser,
                    "--prometheus-host", "127.0.0.1", "--prometheus-port", str(free_port()),
-                   "--log-level", "warn"]
+                   "--log-level", self.log_level]
         if self.variant == "symphony":
             command += ["--parser", "symphony"]
         self.stderr_path = Path(self.tmp.name) / "smg.log"
@@ -261,22 +278,30 @@ class Rig:
         self._wait_ready()
 
     def _wait_ready(self) -> None:
+        """Until a probe stream goes through: smg registers its worker in the background.
+        A request smg refuses as bad (HTTP 400) fails at once: it will not change."""
         deadline = time.monotonic() + self.start_timeout
         last = ""
         while time.monotonic() < deadline:
             self.check_alive()
+            session = Session(self, {"starts_in_reasoning": False}, timeout=5)
             try:
-                session = Session(self, {"starts_in_reasoning": False}, timeout=5)
                 got = [session.feed("ok"), session.flush()]
-                reasoning, content = ("".join(part) for part in zip(*got, strict=True))
-                if reasoning + content == "ok":
-                    return
-                last = f"probe stream answered {reasoning!r}, {content!r}"
             except RigError as exc:
+                session.abandon()
                 if self.proc is not None and self.proc.poll() is not None:
                     raise
+                if "HTTP 400" in str(exc):  # 404 and 503 come while the worker registers
+                    raise RigError(f"smg refuses a chat request with --reasoning-parser "
+                                   f"{self.parser} ({self.variant}): {exc}") from None
                 last = str(exc)
-            time.sleep(0.2)
+                time.sleep(0.2)
+                continue
+            reasoning, content = ("".join(part) for part in zip(*got, strict=True))
+            if reasoning + content == "ok":
+                return
+            raise RigError(f"smg's probe stream 'ok' came back as reasoning {reasoning!r}, "
+                           f"content {content!r}")
         raise RigError(f"smg did not serve a stream within {self.start_timeout:.0f} s "
                        f"({last}){self.log_tail()}")
 
@@ -284,8 +309,8 @@ class Rig:
         proc, self.proc = self.proc, None
         if proc is not None and proc.poll() is None:
             proc.terminate()
-            try:
-                proc.wait(timeout=5)
+            try:  # within the 2 s a harness gives a peer to end after its stdin closes
+                proc.wait(timeout=1.5)
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait(timeout=5)
@@ -312,6 +337,7 @@ class Rig:
             text = self.stderr_path.read_text(encoding="utf-8", errors="replace")
         except (OSError, AttributeError):
             return ""
+        text = re.sub(r"\x1b\[[0-9;]*m", "", text)
         tail = [line for line in text.splitlines() if line.strip()][-lines:]
         return ("; smg's last log lines: " + " | ".join(tail)) if tail else ""
 
@@ -320,14 +346,45 @@ class Rig:
             raise RigError("smg is not running (the rig was stopped)")
         code = self.proc.poll()
         if code is not None:
-            raise RigError(f"smg (pid {self.proc.pid}) exited with code {code}{self.log_tail()}")
+            raise RigError(f"smg (pid {self.proc.pid}) exited with code {code}"
+                           f"{self.config_error()}{self.log_tail()}")
+
+    def config_error(self) -> str:
+        """smg's own words when it refused its configuration at start, or ''."""
+        try:
+            text = self.stderr_path.read_text(encoding="utf-8", errors="replace")
+        except (OSError, AttributeError):
+            return ""
+        found = re.findall(r"Invalid configuration: .*", text)
+        return f": {found[-1].strip()}" if found else ""
 
     def encode(self, text: str) -> list[int]:
-        return self.tokenizer.encode(text, add_special_tokens=False).ids
+        """Token ids of `text`. A lone surrogate (no UTF-8 exists for it) is sent as the
+        bytes Python's surrogatepass gives it, one byte token each: what a model emitting
+        those bytes would send; smg's decoder decides what they become."""
+        try:
+            return self.tokenizer.encode(text, add_special_tokens=False).ids
+        except TypeError:
+            pass
+        ids: list[int] = []
+        for piece in re.split("([\ud800-\udfff])", text):
+            if not piece:
+                continue
+            if len(piece) == 1 and "\ud800" <= piece <= "\udfff":
+                ids += [self.byte_ids[b] for b in piece.encode("utf-8", "surrogatepass")]
+            else:
+                ids += self.tokenizer.encode(piece, add_special_tokens=False).ids
+        return ids
+
+    @property
+    def byte_ids(self) -> list[int]:
+        """Byte value -> id of its byte-level token."""
+        if not hasattr(self, "_byte_ids"):
+            self._byte_ids = [self.tokenizer.token_to_id(c) for c in byte_symbols()]
+        return self._byte_ids
 
     def next_key(self) -> str:
-        self.counter += 1
-        return str(self.counter)
+        return str(next(self.counter))
 
 
 class Session:
