@@ -20,14 +20,18 @@ How each field is learned (nothing here is a hand list):
   names it a Symphony table when refusing it as a legacy parser; a name whose streams
   Symphony does not read under `--parser symphony` (smg keeps the legacy parsers for it)
   has no symphony entry.
-- code: the Rust source module smg's log names for the reader (symphony: the table T
-  it reads with, as logged); for legacy, the name (the factory's key).
+- code: what smg reads the stream with: for legacy, the factory's key (the name itself,
+  the only identity smg exposes); for symphony, "symphony table T" with T the table its
+  debug log names.
 - tokens: probed. Candidates are the tag-like strings in smg's own library
-  (smgrig.tag_strings: `<x>`, `</x>`, `<|x|>`, `<|x>`, `<x|>`, `[X]`, `◁x▷`). Each is
+  (smgrig.tag_strings: `<x>`, `</x>`, `<ns:x>`, `<|x|>`, `<|x>`, `<x|>`, `[X]`,
+  `◁x▷`). Each is
   streamed as "x" + TAG + "y" with thinking off and on: a tag after which "y" arrives as
   reasoning with thinking off is an opening token; one after which "y" arrives as
   content with thinking on is a closing token; one that smg removes or changes without
-  either is listed after them. Delimiters made of several tags or of a tag plus a word
+  either is listed after them. A parser that starts in content whatever the flag is
+  also sent the first opening token found + "x" + TAG + "y", for its closing token.
+  Delimiters made of several tags or of a tag plus a word
   (a channel name) are not found this way; `reason` says so when nothing was found.
 - alias_of: two names of one variant are aliases when the engine gives the same answers
   to every probe stream (the candidate probes above plus a fixed set of multi-block and
@@ -80,15 +84,18 @@ def run_stream(rig: Rig, thinking: bool, deltas) -> tuple[str, str]:
     return reasoning, content
 
 
-def classify(tag: str, off: tuple[str, str], on: tuple[str, str]) -> str | None:
+def classify(tag: str, off: tuple[str, str], on: tuple[str, str],
+             opened: tuple[str, str] | None) -> str | None:
     """'open', 'close', 'other' or None from the answers to "x" + tag + "y" with thinking
-    off and on. Unchanged means all of it in one channel, the tag kept."""
+    off and on, and with thinking off after an opening token already found (`opened`).
+    Unchanged means all of it in one channel, the tag kept."""
     plain = "x" + tag + "y"
     unchanged = (("", plain), (plain, ""))
     if off not in unchanged and off[0].endswith("y") and "y" not in off[1]:
         return "open"  # "y" goes to reasoning: it opened a block (or was stripped in one)
-    if "x" in on[0] and "y" not in on[0] and on[1].endswith("y"):
-        return "close"  # reasoning ends at it
+    for answer in (on, opened):
+        if answer and "x" in answer[0] and "y" not in answer[0] and answer[1].endswith("y"):
+            return "close"  # reasoning ends at it
     if off not in unchanged or on not in unchanged:
         return "other"
     return None
@@ -110,11 +117,18 @@ def probe(name: str, variant: str, candidates: list[str]) -> dict:
             offs = pool.map(lambda t: run_stream(rig, False, ["x" + t + "y"]), candidates)
             ons = pool.map(lambda t: run_stream(rig, True, ["x" + t + "y"]), candidates)
             answers = dict(zip(candidates, zip(offs, ons, strict=True), strict=True))
+            opens = [t for t in candidates if classify(t, *answers[t], None) == "open"]
+            after = dict.fromkeys(candidates)
+            if opens:  # closing tokens of a parser that starts in content whatever the flag
+                after = dict(zip(candidates, pool.map(
+                    lambda t: run_stream(rig, False, [opens[0] + "x" + t + "y"]), candidates),
+                    strict=True))
             fixed = list(pool.map(lambda job: run_stream(rig, job[0], job[1]),
                                   [(mode, deltas) for deltas in FINGERPRINT_STREAMS
                                    for mode in (False, True)]))
-        entry["_fingerprint"] = json.dumps([sorted(answers.items()), fixed])
-        kinds = {tag: classify(tag, *answers[tag]) for tag in candidates}
+        entry["_fingerprint"] = json.dumps([sorted(answers.items()), sorted(after.items()),
+                                            fixed])
+        kinds = {tag: classify(tag, *answers[tag], after[tag]) for tag in candidates}
         entry["tokens"] = ([t for t in candidates if kinds[t] == "open"]
                            + [t for t in candidates if kinds[t] == "close"]
                            + [t for t in candidates if kinds[t] == "other"])

@@ -50,7 +50,7 @@ BOS, EOS = "<|scrubcheck_bos|>", "<|scrubcheck_eos|>"
 SENTINEL = "#"
 _MARKER = "scrubcheck-stream-"
 _TAG = re.compile(rb"<\|[A-Za-z_/]{1,30}\|>|<\|[a-z_]{1,20}>|<[a-z_]{1,20}\|>|"
-                  rb"</?[a-z_]{2,20}>|\[/?[A-Z_]{2,20}\]|\xe2\x97\x81/?[a-z]{2,10}\xe2\x96\xb7")
+                  rb"</?[a-z_]{2,20}>|</?[a-z_]{2,12}:[a-z_]{2,12}>|\[/?[A-Z_]{2,20}\]|\xe2\x97\x81/?[a-z]{2,10}\xe2\x96\xb7")
 TEMPLATE = (
     "{%- if enable_thinking is not defined %}{%- set enable_thinking = false %}{%- endif %}"
     "{%- for message in messages %}" + BOS + "{{ message.role }}\n{{ message.content }}"
@@ -70,7 +70,7 @@ def smg_library() -> Path:
 
 
 def tag_strings() -> list[str]:
-    """Tag-like strings in smg's library (`<x>`, `</x>`, `<|x|>`, `[X]`, `◁x▷`, ...):
+    """Tag-like strings in smg's library (`<x>`, `</x>`, `<ns:x>`, `<|x|>`, `[X]`, `◁x▷`):
     the candidates for the delimiters its parsers match. Read from the binary because the
     Rust factory exposes parser names only."""
     data = smg_library().read_bytes()
