@@ -123,8 +123,9 @@ def test_an_unknown_parser_name_fails_the_start_naming_it(tmp_path):
         load_adapter(f"peer:{folder / 'peer.toml'}")
     assert "no reasoning parser named 'no_such_parser'" in str(raised.value)
     assert time.monotonic() - started < 30
-    after = {p for p, (_, cmd) in _processes().items() if cmd.startswith(SMG_TITLE)}
-    assert after <= before  # nothing was left running
+    orphans = {p for p, (parent, cmd) in _processes().items()
+               if cmd.startswith(SMG_TITLE) and parent == 1}
+    assert orphans <= before  # nothing was left running
     shutil.rmtree(folder)
 
 
@@ -144,3 +145,33 @@ def test_sigterm_stops_the_adapter_and_its_smg(peer):
     pid = adapter.process.proc.pid
     os.kill(pid, signal.SIGTERM)
     assert _gone([pid, smg]), "SIGTERM left the adapter or smg running"
+
+
+def test_the_registry_lists_the_engines_names_and_probes_a_parsers_tokens():
+    import json
+    import subprocess
+
+    from scrubcheck.peers.envs import env_dir, python_of
+
+    manifest = find_manifest(NAME)
+    if read_marker(manifest.package) is None:
+        pytest.skip(f"peer {NAME} is not installed (scrubcheck peers install {NAME})")
+    program = manifest.folder.parent / "engines" / "smg" / "registry.py"
+    before = {p for p, (_, cmd) in _processes().items() if cmd.startswith(SMG_TITLE)}
+    python = str(python_of(env_dir(manifest.package)))
+    refused = subprocess.run([python, str(program), "--names", "qwen3,no_such_parser"],
+                             capture_output=True, text=True, timeout=60)
+    assert refused.returncode != 0 and "no_such_parser" in refused.stderr
+    done = subprocess.run([python, str(program), "--names", "qwen3,deepseek_r1",
+                           "--variants", "legacy"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    listing = json.loads(done.stdout)
+    assert (listing["engine"], listing["version"]) == ("smg", "1.13.0")
+    qwen3, r1 = sorted(listing["parsers"], key=lambda p: p["name"], reverse=True)
+    assert qwen3["name"] == "qwen3" and qwen3["variant"] == "legacy" and qwen3["runnable"]
+    assert qwen3["tokens"] == ["<think>", "</think>"] and qwen3["alias_of"] is None
+    assert qwen3["flags"] == {"enable_thinking": True}
+    assert r1["starts_in_reasoning"] == "always" and r1["flags"] == {}
+    leftover = [p for p, (parent, cmd) in _processes().items() if cmd.startswith(SMG_TITLE)
+                and parent == 1 and p not in before]  # an orphan: its registry has ended
+    assert not leftover
