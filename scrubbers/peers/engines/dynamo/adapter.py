@@ -54,6 +54,10 @@ def learn(name: str, v2: bool) -> dict:
     candidates = harvest_candidates()
     server = DynamoServer([name], tags=tuple(candidates), v2=v2)
     try:
+        if name not in server.listed:
+            sys.exit(f"dynamo does not serve a model with reasoning parser {name!r} "
+                     f"({'v2' if v2 else 'default'} parsers): the frontend never listed it; "
+                     "see the dynamo log above")
         return describe(Prober(server), name, candidates)
     finally:
         server.stop()

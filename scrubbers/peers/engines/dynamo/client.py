@@ -112,6 +112,8 @@ class DynamoServer:
                               f"dynamo server exited with code {self.process.returncode} "
                               "before it was ready (its log is on stderr)")
         self.port = int(message["ready"])
+        #: the names the frontend serves (dynamo may refuse to materialize some)
+        self.listed = list(message.get("listed", self.names))
 
     @property
     def pid(self) -> int:

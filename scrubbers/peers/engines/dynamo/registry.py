@@ -107,7 +107,8 @@ def parser_names(v2: bool) -> list[str]:
 
 def harmony_vocabulary() -> str | None:
     """The folder holding tiktoken's o200k file, checked by sha256 (TIKTOKEN_RS_CACHE_DIR),
-    or None: looked for where TIKTOKEN_RS_CACHE_DIR points, then in an installed litellm."""
+    or None: looked for where TIKTOKEN_RS_CACHE_DIR points, then in an installed litellm
+    (whose wheel ships it), then in the litellm peer environments beside this one."""
     places = [os.environ.get("TIKTOKEN_RS_CACHE_DIR", "")]
     try:
         import importlib.util
@@ -118,6 +119,10 @@ def harmony_vocabulary() -> str | None:
                                        "tokenizers"))
     except (ImportError, ValueError):
         pass
+    peer_env = os.environ.get("SCRUBCHECK_PEER_ENV")
+    if peer_env:
+        places += sorted(str(p) for p in Path(peer_env).parent.glob(
+            "pypi-litellm-*/venv/lib/python*/site-packages/litellm/litellm_core_utils/tokenizers"))
     for place in filter(None, places):
         path = Path(place) / O200K_NAME
         if path.is_file() and hashlib.sha256(path.read_bytes()).hexdigest() == O200K_SHA256:
@@ -237,10 +242,16 @@ def rows_for(names: list[str], v2: bool, candidates: list[str]) -> list[dict]:
     try:
         for name in names:
             try:
+                if name not in server.listed:
+                    raise DynamoError(
+                        "the frontend never listed the model registered with this parser "
+                        "(dynamo keeps retrying its materialization; with the v2 switch "
+                        "1.6.1 logs: no compatible unified v2 implementation)")
                 row = describe(prober, name, candidates)
             except DynamoError as exc:
                 row = {"name": name, "tokens": [], "alias_of": None, "runnable": False,
-                       "reason": f"the frontend failed: {exc}", "flags": {}}
+                       "reason": str(exc), "flags": {}, "prefill": False,
+                       "starts_in_reasoning": False}
             if name == "gpt_oss" and not vocabulary:
                 row.update(runnable=False, reason=(
                     "needs the harmony o200k vocabulary (TIKTOKEN_RS_CACHE_DIR with "

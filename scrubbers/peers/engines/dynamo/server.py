@@ -17,10 +17,10 @@ Control channel (JSON lines), parent -> this process on stdin:
     {"stream": NONCE, "ids": [int, ...]}   one token frame of that stream
     {"stream": NONCE, "finish": "stop"}    the stream's last frame
 
-this process -> parent on stdout: one line `{"ready": PORT}` once the frontend
-lists every model, or `{"failed": MESSAGE}`. A request finds its stream by the
-nonce the parent writes into the user message (`scrubcheck-stream-NONCE`),
-which the worker reads back from the prompt's token ids.
+this process -> parent on stdout: one line `{"ready": PORT, "listed": [NAME, ...]}`
+once the frontend lists the models (those it serves), or `{"failed": MESSAGE}`.
+A request finds its stream by the nonce the parent writes into the user message
+(`scrubcheck-stream-NONCE`), which the worker reads back from the prompt's token ids.
 
 The process ends when stdin closes (its parent is gone or done), and, on
 Linux, when its parent dies (PR_SET_PDEATHSIG), so a frontend never outlives
@@ -41,6 +41,8 @@ import threading
 import time
 
 NONCE = re.compile(r"scrubcheck-stream-([0-9a-z]+)")
+SETTLE = 8.0  # seconds
+WAIT = 25.0  # seconds
 
 
 def _die_with_parent() -> None:
@@ -59,7 +61,7 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _listed(port: int, names: list[str]) -> bool:
+def _listed(port: int) -> set[str]:
     import http.client
 
     try:
@@ -68,8 +70,8 @@ def _listed(port: int, names: list[str]) -> bool:
         data = json.loads(conn.getresponse().read())
         conn.close()
     except (OSError, ValueError):
-        return False
-    return set(names) <= {m.get("id") for m in data.get("data", [])}
+        return set()
+    return {m.get("id") for m in data.get("data", [])}
 
 
 class Worker:
@@ -147,15 +149,25 @@ async def main(names: list[str], model_dir: str) -> None:
     engine = await make_engine(runtime, EntrypointArgs(EngineType.Dynamic, http_host="127.0.0.1",
                                                        http_port=port))
     tasks.append(asyncio.ensure_future(run_input(runtime, "http", engine)))
-    deadline = time.monotonic() + 60
-    while not await asyncio.to_thread(_listed, port, names):
+    # Ready once every model is listed, or once the list has not grown for SETTLE seconds
+    # (a model dynamo refuses to materialize, such as most names under the v2 switch, is
+    # retried for ever and never listed); nothing listed within WAIT seconds is a failure.
+    start = changed = time.monotonic()
+    listed: set[str] = set()
+    while True:
+        now_listed = await asyncio.to_thread(_listed, port)
+        if now_listed != listed:
+            listed, changed = now_listed, time.monotonic()
+        if set(names) <= listed or (listed and time.monotonic() - changed > SETTLE):
+            break
         done = [t for t in tasks if t.done()]
-        if done or time.monotonic() > deadline:
-            error = done[0].exception() if done else "the models were not listed within 60 s"
+        if done or time.monotonic() - start > WAIT:
+            error = done[0].exception() if done else \
+                f"the frontend listed none of {names} within {WAIT} s"
             print(json.dumps({"failed": f"dynamo frontend did not start: {error}"}), flush=True)
             stop()
         await asyncio.sleep(0.05)
-    print(json.dumps({"ready": port}), flush=True)
+    print(json.dumps({"ready": port, "listed": sorted(listed & set(names))}), flush=True)
 
     def read_control() -> None:
         for line in sys.stdin:
