@@ -10,7 +10,10 @@ true`. Each `send(text)` encodes the text with the made-up tokenizer, hands the 
 to the worker as ONE token frame and reads the server-sent events until the
 frontend has answered for every token of that frame (it reports one logprob per
 token, also when the reasoning parser keeps the frame's text back), so what it
-returns is what the frontend emitted for that frame and nothing later.
+returns is what the frontend emitted for that frame and nothing later. Some parsers
+(all the v2 ones, kimi_k3, muse) send nothing at all for a frame they keep back: a
+frame unanswered for HOLD seconds counts as held, and the chunks that come later are
+returned by a later send or by finish (per delta then rests on that wait).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import http.client
 import itertools
 import json
 import os
+import queue
 import shutil
 import signal
 import subprocess
@@ -43,6 +47,11 @@ TEMPLATE = ("{% for m in messages %}<|{{ m.role }}|>{{ m.content }}<|end|>{% end
 
 #: max_tokens of each request: byte-level tokens, so at most this many bytes a stream
 MAX_TOKENS = 1_048_576
+
+
+#: seconds without a chunk after which a frame counts as kept back by the parser
+HOLD = float(os.environ.get("SCRUBCHECK_DYNAMO_HOLD_S", "1.0"))
+HELD = object()
 
 
 class DynamoError(RuntimeError):
@@ -199,6 +208,7 @@ class Stream:
         self.conn.request("POST", "/v1/chat/completions", json.dumps(self.body),
                           {"Content-Type": "application/json"})
         self.response = None
+        self.events: queue.Queue = queue.Queue()
         self.done = False
         self.chunks: list[dict] = []  # every SSE object received (for probes)
 
@@ -211,34 +221,50 @@ class Stream:
             if self.response.status != 200:
                 raise DynamoError(f"dynamo answered HTTP {self.response.status}: "
                                   f"{self.response.read()[:300]!r}")
+            threading.Thread(target=self._read, args=(self.response,), daemon=True).start()
         return self.response
+
+    def _read(self, response) -> None:
+        """Reader thread: every SSE data object into the queue, then None at [DONE], or
+        the exception that ended the stream."""
+        try:
+            while True:
+                raw = response.readline()
+                if not raw:
+                    raise EOFError("the server closed the stream before [DONE]")
+                line = raw.decode("utf-8").strip()
+                if not line.startswith("data:"):
+                    continue
+                data = line[5:].strip()
+                if data == "[DONE]":
+                    self.events.put(None)
+                    return
+                self.events.put(json.loads(data))
+        except Exception as exc:  # noqa: BLE001 - handed to the caller
+            self.events.put(exc)
 
     def _lost(self, exc: BaseException):
         time.sleep(0.2)  # let a dying server be reaped, to name it
         self.server.check()
         raise DynamoError(f"lost the dynamo stream ({type(exc).__name__}: {exc})") from exc
 
-    def _event(self) -> dict | None:
-        """The next SSE data object; None at [DONE]."""
-        response = self._respond()
-        while True:
-            try:
-                raw = response.readline()
-            except (OSError, http.client.HTTPException) as exc:
-                self._lost(exc)
-            if not raw:
-                self._lost(EOFError("the server closed the stream before [DONE]"))
-            line = raw.decode("utf-8").strip()
-            if not line.startswith("data:"):
-                continue
-            data = line[5:].strip()
-            if data == "[DONE]":
-                return None
-            event = json.loads(data)
+    def _event(self, wait: float | None = None) -> dict | None:
+        """The next SSE data object; None at [DONE]; HELD when nothing came within `wait`
+        seconds (default: the server timeout, which is an error instead)."""
+        self._respond()
+        try:
+            event = self.events.get(timeout=wait if wait is not None else self.server.timeout)
+        except queue.Empty:
+            if wait is not None:
+                return HELD
+            self._lost(TimeoutError(f"no answer within {self.server.timeout:.0f} s"))
+        if isinstance(event, BaseException):
+            self._lost(event)
+        if event is not None:
             self.chunks.append(event)
             if "error" in event:
                 raise DynamoError(f"dynamo stream error: {json.dumps(event['error'])[:300]}")
-            return event
+        return event
 
     @staticmethod
     def _split(event: dict) -> tuple[str, str, int]:
@@ -260,7 +286,12 @@ class Stream:
         self.server.control({"stream": self.nonce, "ids": ids})
         reasoning, content, seen = [], [], 0
         while seen < len(ids):
-            event = self._event()
+            # Some parsers (every v2 one, kimi_k3, muse) send no chunk for a frame whose
+            # text they keep back, logprobs or not: after HOLD seconds of silence the frame
+            # counts as held, and what comes later is returned by a later feed or flush.
+            event = self._event(wait=HOLD)
+            if event is HELD:
+                break
             if event is None:
                 self.done = True
                 break

@@ -62,10 +62,10 @@ _HARVEST = (
     rb"</?[a-z_:]{0,12}(?:think|thought|reason)[a-z_]{0,12}>",  # <think> </think> <seed:think>
     rb"\[/?[A-Z_]{0,8}THINK[A-Z_]{0,8}\]",  # [THINK] [/THINK]
     rb"<\|/?[a-z_]{0,16}(?:think|thought|reason)[a-z_]{0,16}\|>",  # <|content_thinking|>
-    rb"<\|(?:open|close)\|> ?[a-z]{2,12} ?<\|sep\|>",  # <|open|>think<|sep|>
-    rb"<\|channel>[a-z]{2,12}(?:\\n)?",  # <|channel>thought (\n spelled in a template)
+    rb"<\|(?:open|close)\|> ?[a-z]{2,12}(?![a-z]) ?<\|sep\|>",  # <|open|>think<|sep|>
+    rb"<\|channel>[a-z]{2,12}(?![a-z])(?:\\n)?",  # <|channel>thought (\n spelled in a template)
     rb"<channel\|>",
-    rb"<\|channel\|>[a-z]{2,12}(?:<\|message\|>)?",  # harmony
+    rb"<\|channel\|>[a-z]{2,12}(?![a-z])(?:<\|message\|>)?",  # harmony
     rb"<\|(?:end|end_message|end_of_msg|content_text|message_model|return|start)\|>",
     "[◁◀]/?think[▷▶]".encode(),
 )
@@ -195,8 +195,15 @@ def describe(prober: Prober, name: str, candidates: list[str]) -> dict:
     for flags in ({}, *FLAG_CANDIDATES):
         forced = prober.starts_in_reasoning(name, flags)
         opens = prober.open_tags(name, candidates, flags, forced)
-        opener = opens[0] if opens else ""
-        closes = prober.close_tags(name, candidates, opener, flags) if (opens or forced) else []
+        closes: list[str] = []
+        for opener in (opens or ([""] if forced else [])):  # the first opener with a clean pair
+            closes = prober.close_tags(name, candidates, opener, flags)
+            frames = lambda c, o=opener: [o, "qr", c, "qc"] if o else ["qr", c, "qc"]  # noqa: E731
+            clean = [c for c in closes if tuple(s.strip() for s in prober.total(
+                name, frames(c), flags=flags)) == ("qr", "qc")]
+            if clean:
+                closes = clean + [c for c in closes if c not in clean]
+                break
         if closes:
             break
     else:
