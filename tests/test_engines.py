@@ -252,3 +252,16 @@ def _cmdline(pid: str) -> str:
         return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
     except OSError:
         return ""
+
+
+def test_an_engine_row_runs_in_quick_mode_and_its_row_says_so(fake):
+    from scrubcheck.matrix.runs import ENGINE_QUICK_NOTE, peer_row, row_settings
+    from scrubcheck.runner import RunSettings
+
+    manifest = find_manifest("fake:think")
+    row = peer_row(manifest)
+    assert row.engine == "fake" and ENGINE_QUICK_NOTE in row.restrictions
+    base = RunSettings()
+    assert row_settings(row, base) != base and row_settings(row, base).random_count == 2
+    hand = peer_row(find_folder("hermes-stream"))
+    assert row_settings(hand, base) == base and ENGINE_QUICK_NOTE not in hand.restrictions

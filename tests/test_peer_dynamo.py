@@ -1,7 +1,7 @@
 """dynamo's Rust reasoning parsers through its own HTTP frontend (scrubbers/peers/engines/dynamo).
 
 The manifest test always runs. The others need the peer environment (`scrubcheck peers
-install dynamo-qwen3-probe`), are marked `peers` and are skipped, with that command as
+install dynamo-qwen3-stream`), are marked `peers` and are skipped, with that command as
 the reason, where it has not been built. Every behaviour test checks afterwards that no
 dynamo server process it started is left running.
 """
@@ -22,7 +22,7 @@ from scrubcheck.adapters.resolve import AdapterError
 from scrubcheck.model import Context
 from scrubcheck.peers import find_manifest, read_marker
 
-NAME = "dynamo-qwen3-probe"
+NAME = "dynamo-qwen3-stream"
 PREFILLED = Context(starts_in_reasoning=True)
 SERVER = "engines/dynamo/server.py"
 

@@ -1,7 +1,7 @@
 """smg's reasoning parsers, driven through the gateway (scrubbers/peers/engines/smg/).
 
 The behaviour tests need the peer environment (`scrubcheck peers install
-smg-qwen3-probe`), are marked `peers` and are skipped, with that command as the reason,
+smg-qwen3-stream`), are marked `peers` and are skipped, with that command as the reason,
 where it has not been built. Each one checks that no smg process outlives its peer.
 """
 
@@ -21,7 +21,7 @@ from scrubcheck.adapters.resolve import AdapterError
 from scrubcheck.model import Context
 from scrubcheck.peers import find_manifest, read_marker
 
-NAME = "smg-qwen3-probe"
+NAME = "smg-qwen3-stream"
 PREFILLED = Context(starts_in_reasoning=True)
 SMG_TITLE = "smg::router"  # the title smg gives its process (setproctitle)
 

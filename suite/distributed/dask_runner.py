@@ -296,6 +296,7 @@ def dask_rows(client: Client, selection: Selection, scenarios: list[Scenario],
     row × every shard submitted at once, so the cluster spreads implementations and shards
     over its workers; a row is yielded (merged) as soon as its last shard is back."""
     from scrubcheck.matrix.rows import Row
+    from scrubcheck.matrix.runs import row_settings
 
     digest = corpus_digest(scenarios)
 
@@ -305,7 +306,8 @@ def dask_rows(client: Client, selection: Selection, scenarios: list[Scenario],
         check_workers(client, [portable_spec(row.spec) for row in rows], selection, digest)
         count = shards or default_shards(client, len(scenarios))
         jobs = [(row.name, job) for row in rows
-                for job in shard_jobs(row.spec, selection, settings, count, matrix_row=True)]
+                for job in shard_jobs(row.spec, selection, row_settings(row, settings), count,
+                                      matrix_row=True)]
         by_name = {row.name: row for row in rows}
         say(f"dask: {len(rows)} implementations × {count} shards = {len(jobs)} tasks")
         arrived: dict[str, list[tuple[ShardJob, dict]]] = {row.name: [] for row in rows}

@@ -60,15 +60,28 @@ def matrix_settings(base: RunSettings, quick: bool) -> RunSettings:
     return replace(base, random_count=2, caps=QUICK_CAPS)
 
 
+#: what the row of a serving engine's registered parser says of how it ran
+ENGINE_QUICK_NOTE = ("run in quick mode, as every registered parser of a serving engine is "
+                     "(so that an engine's whole list fits one matrix run): " + QUICK_NOTE)
+
+
+def row_settings(row: Row, settings: RunSettings) -> RunSettings:
+    """The settings a row runs with: the matrix's, and quick for an engine's registered
+    parser (its many rows would otherwise take most of a full matrix's time); its row
+    says so (`peer_row`)."""
+    return matrix_settings(settings, quick=bool(row.engine))
+
+
 def reference_row() -> Row:
     return Row("reference", "scrubcheck reference scrubber", "streaming scrubber",
                "scrubcheck", __version__, "reference", "ran")
 
 
 def peer_row(manifest: Manifest) -> Row:
+    notes = manifest.all_restrictions() + ([ENGINE_QUICK_NOTE] if manifest.engine else [])
     return Row(manifest.name, manifest.title, manifest.kind, manifest.package.label,
                installed_version(manifest.package),
-               f"peer:{manifest.name}", "ran", manifest.model_of, manifest.all_restrictions(),
+               f"peer:{manifest.name}", "ran", manifest.model_of, notes,
                engine=manifest.engine)
 
 
@@ -157,7 +170,7 @@ def local_rows(scenarios: list[Scenario], settings: RunSettings, shard: Shard | 
             say(f"[{index}/{len(rows)}] {row.name} ({row.package}) ...")
             try:
                 yield row, cached_run(
-                    row.spec, scenarios, settings, cache,
+                    row.spec, scenarios, row_settings(row, settings), cache,
                     native_implementation(row.spec) if cache is not None else None,
                     progress=progress, run=partial(run_row, shard=shard, say=say))
             except AdapterError as exc:
@@ -264,8 +277,8 @@ def _rows_to_run(rows: list[Row], out: Path, settings: RunSettings, digest: str,
             continue
         report = out / "peers" / row.name / "report.json"
         row.report = str(report.relative_to(out))
-        run = _reusable(report, settings, digest, row.version) if reuse and row.version \
-            else None
+        run = (_reusable(report, row_settings(row, settings), digest, row.version)
+               if reuse and row.version else None)
         if run is not None:
             say(f"[{index}/{len(rows)}] {row.name}: reusing {report}")
             row.run, row.reused = run, True

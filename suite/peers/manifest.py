@@ -19,6 +19,7 @@ from pathlib import Path
 
 from scrubcheck.corpus.scenario_builder import context_from
 from scrubcheck.model import CONTEXT_KEYS, Context, ScrubberKind
+from scrubcheck.peers.delimiter_limits import DELIMITER_FORMS, DelimiterLimits
 from scrubcheck.peers.observed import (
     SHARED_FILE,
     Observation,
@@ -26,7 +27,7 @@ from scrubcheck.peers.observed import (
     load_shared_observations,
     parse_observations,
 )
-from scrubcheck.vocabulary import FEATURES, CustomDelimiter, conformance_classes
+from scrubcheck.vocabulary import FEATURES, conformance_classes
 
 #: Manifest kind -> (adapter kind, streams?, protocol kind).
 KINDS: dict[str, tuple[ScrubberKind, bool, str]] = {
@@ -39,7 +40,8 @@ ECOSYSTEMS = ("pypi", "npm", "none")
 _NAME = re.compile(r"^[a-z0-9][a-z0-9.-]*$")
 _TOP_KEYS = {"name", "title", "kind", "entry", "program", "features", "context",
              "fixed_context", "heavy", "model_of", "restrictions", "timeout_s", "package",
-             "token_aligned", "observed", "delimiters", "claims", "claims_source", "native"}
+             "token_aligned", "observed", "delimiters", "claims", "claims_source", "native",
+             "uses"}
 _PACKAGE_KEYS = {"ecosystem", "name", "version", "no_deps", "extra", "env"}
 _DELIMITER_KEYS = {"pairs", "markers", "form"}
 _NATIVE_KEYS = {"runner", "via"}
@@ -47,58 +49,8 @@ _NATIVE_KEYS = {"runner", "via"}
 #: the AI SDK of the peer's environment, through the middleware's wrapStream alone or
 #: through streamText as an application reads it
 NATIVE_RUNNERS: dict[str, tuple[str, ...]] = {"ai-sdk": ("wrapStream", "streamText")}
-#: how a package takes a caller's pair: any two texts, or a tag name N it writes as <N>, </N>
-DELIMITER_FORMS = ("text", "<NAME>")
-
-
 class ManifestError(Exception):
     """A manifest that cannot be used (a usage error)."""
-
-
-@dataclass(frozen=True)
-class DelimiterLimits:
-    """What of SPEC R-CUSTOM-1's `delimiters` a package's users can configure.
-
-    Real scrubbers take one pair (pydantic-ai `thinking_tags`), or only a tag name
-    (AI SDK 6 `tagName`), and no markers. A stream whose caller delimiters the package
-    cannot be configured with is UNSUPPORTED for it, never run with part of them: a
-    dropped pair would be judged as the package's leak.
-    """
-
-    pairs: int | None = None  # most pairs at once; None: any number
-    markers: int | None = None  # most markers at once; None: any number
-    form: str = "text"  # one of DELIMITER_FORMS
-
-    def refusal(self, delimiters: tuple[CustomDelimiter, ...]) -> str | None:
-        """Why `delimiters` cannot be configured in the package, or None when they can."""
-        pairs = [d for d in delimiters if not d.marker]
-        markers = len(delimiters) - len(pairs)
-        if self.pairs is not None and len(pairs) > self.pairs:
-            return (f"its users can configure {_limit(self.pairs, 'pair')}, this stream's "
-                    f"delimiters have {len(pairs)}")
-        if self.markers is not None and markers > self.markers:
-            return (f"its users can configure {_limit(self.markers, 'marker')}, this stream's "
-                    f"delimiters have {markers}")
-        if self.form == "<NAME>":
-            for pair in pairs:
-                name = pair.open[1:-1]
-                if not (pair.open == f"<{name}>" and pair.close == f"</{name}>" and name):
-                    return (f"it takes a tag name N and matches <N> and </N>; the pair "
-                            f"{pair.open!r} {pair.close!r} is not of that form")
-        return None
-
-    def describe(self) -> str:
-        parts = [_limit(limit, noun) for limit, noun in ((self.pairs, "pair"),
-                                                           (self.markers, "marker"))
-                 if limit is not None]
-        if self.form == "<NAME>":
-            parts.append("pairs of the form <N> and </N> only (it takes a tag name)")
-        return ", ".join(parts)
-
-
-def _limit(most: int, noun: str) -> str:
-    """'no markers', 'at most 1 pair', 'at most 2 pairs'."""
-    return f"at most {most} {noun}{'' if most == 1 else 's'}" if most else f"no {noun}s"
 
 
 @dataclass(frozen=True)
@@ -179,6 +131,9 @@ class Manifest:
     engine: str = ""
     args: tuple[str, ...] = ()
     listed: str = ""
+    #: folders of shared code its program runs (`uses = ["engines/smg"]`, relative to the
+    #: shipped peers' folder): part of what a cached result of it is keyed on
+    uses: tuple[Path, ...] = ()
 
     @property
     def adapter_kind(self) -> ScrubberKind:
@@ -391,6 +346,12 @@ def _validate(data: dict, path: Path) -> Manifest:
     if claims and not (isinstance(claims_source, str) and claims_source.startswith("https://")):
         raise _fail(path, "claims_source must give the https:// page (the package's "
                           "documentation or source) that shows what its claims cover")
+    uses = []
+    for used in _str_list(data, "uses", path):
+        folder = (shipped_dir() / used).resolve()
+        if not folder.is_dir() or not folder.is_relative_to(shipped_dir()):
+            raise _fail(path, f"uses {used!r}: not a folder of {shipped_dir()}")
+        uses.append(folder)
     return Manifest(
         name=name, title=data["title"], kind=data["kind"], entry=data["entry"],
         program=program, package=parse_package(data.get("package"), path),
@@ -401,7 +362,7 @@ def _validate(data: dict, path: Path) -> Manifest:
         timeout_s=float(timeout), folder=path.parent, observed=_observed(data, path),
         delimiters=_delimiter_limits(data.get("delimiters"), context, path),
         claims=claims, claims_source=claims_source,
-        native=_native(data.get("native"), data.get("package"), path),
+        native=_native(data.get("native"), data.get("package"), path), uses=tuple(uses),
     )
 
 

@@ -221,6 +221,7 @@ def _peer_digest(name: str) -> str | None:
         return None
     folder = manifest.program.parent
     files = [p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+    files += [p for used in manifest.uses for p in used.rglob("*") if p.is_file()]
     # the helper programs the peers' adapters share (peerloop.py, vllm_peer.py, the
     # engines' probe): the code files of every folder from the manifest's up to the
     # shipped peers' folder; the data beside them (triage, observations) decides no result

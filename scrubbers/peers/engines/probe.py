@@ -78,9 +78,30 @@ def _split(result: tuple[str, str]) -> bool:
     return reasoning.strip() == REASONING and content.strip() == ANSWER
 
 
+def _said(exc: BaseException) -> str:
+    return traceback.format_exception_only(type(exc), exc)[-1].strip()[:300]
+
+
 def probe_name(driver, entry: dict, probes: list[dict], tags: list[str]) -> dict:
+    """One name's probes. A run that raises counts as not split (a parser may refuse a
+    mode, e.g. one that must start in reasoning); the name's `error` is set only when
+    every run raised, or when its probes hang."""
     name = entry["name"]
     out: dict = {**entry, "error": "", "probes": {}, "plain": []}
+    raised: list[str] = []
+    runs = 0
+
+    def split(deltas: list[str], prefilled: bool) -> bool:
+        nonlocal runs
+        runs += 1
+        try:
+            return _split(_run(driver, name, tags, deltas, prefilled))
+        except _Hung:
+            raise
+        except Exception as exc:  # noqa: BLE001 -- reported as this name's, never fatal
+            raised.append(_said(exc))
+            return False
+
     signal.signal(signal.SIGALRM, _alarm)
     signal.alarm(PER_NAME_S)
     try:
@@ -88,17 +109,24 @@ def probe_name(driver, entry: dict, probes: list[dict], tags: list[str]) -> dict
             opened = [*probe["open"], REASONING, *probe["close"], ANSWER]
             after_open = [REASONING, *probe["close"], ANSWER]
             out["probes"][probe["id"]] = {
-                "content": [_split(_run(driver, name, tags, opened, False)),
-                            _split(_run(driver, name, tags, opened, True))],
-                "prefilled": _split(_run(driver, name, tags, after_open, True)),
+                "content": [split(opened, False), split(opened, True)],
+                "prefilled": split(after_open, True),
             }
-        out["plain"] = list(_run(driver, name, tags, [ANSWER], False))
-    except Exception as exc:  # noqa: BLE001 -- reported as this name's, never fatal
-        line = traceback.format_exception_only(type(exc), exc)[-1].strip()
-        out["error"] = line[:300]
+        try:
+            out["plain"] = list(_run(driver, name, tags, [ANSWER], False))
+        except _Hung:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            raised.append(_said(exc))
+            out["plain"] = list(_run(driver, name, tags, [ANSWER], True))
+    except Exception as exc:  # noqa: BLE001 -- a hang, or a mode every run refuses
+        raised.append(_said(exc))
+        out["error"] = raised[-1] if isinstance(exc, _Hung) else raised[0]
         out["probes"], out["plain"] = {}, []
     finally:
         signal.alarm(0)
+    if raised and len(raised) >= runs and not out["error"]:
+        out["error"], out["probes"], out["plain"] = raised[0], {}, []
     return out
 
 

@@ -205,8 +205,11 @@ class Stream:
             "chat_template_kwargs": kwargs}
         server.check()
         self.conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=server.timeout)
-        self.conn.request("POST", "/v1/chat/completions", json.dumps(self.body),
-                          {"Content-Type": "application/json"})
+        try:  # a server killed a moment ago refuses before it is reaped: name it then
+            self.conn.request("POST", "/v1/chat/completions", json.dumps(self.body),
+                              {"Content-Type": "application/json"})
+        except (OSError, http.client.HTTPException) as exc:
+            self._lost(exc)
         self.response = None
         self.events: queue.Queue = queue.Queue()
         self.done = False
@@ -244,8 +247,9 @@ class Stream:
             self.events.put(exc)
 
     def _lost(self, exc: BaseException):
-        time.sleep(0.2)  # let a dying server be reaped, to name it
-        self.server.check()
+        for _ in range(20):  # let a dying server be reaped, to name it
+            time.sleep(0.1)
+            self.server.check()
         raise DynamoError(f"lost the dynamo stream ({type(exc).__name__}: {exc})") from exc
 
     def _event(self, wait: float | None = None) -> dict | None:
