@@ -92,7 +92,7 @@ def render_html(matrix: Matrix) -> str:
                  "are listed below, each with its smallest stream.</p>"
                  + table(HEADLINE, rows, 4))
     parts.append(_engines(matrix))
-    grid = claims_in(r.name for r in matrix.ran)
+    grid = claims_in(r.claim for r in matrix.ran)
     parts.append(f"<h2>Within each class</h2><p class=muted>{text(GRID_NOTE)}</p>" + table(
         ["implementation", *grid],
         [[_name(row)] + [(f"<td><b>{text(grid_cell(row, c))}</b></td>" if c == row.claim

@@ -19,7 +19,7 @@ MATRIX_FORMAT = 1
 
 def matrix_dict(matrix: Matrix) -> dict:
     rows = []
-    grid = claims_in(r.name for r in matrix.ran)
+    grid = claims_in(r.claim for r in matrix.ran)
     for row in matrix.rows:
         classes = row.failure_classes() if row.ran else None
         within = row.classes_within(row.claim) if row.ran else None

@@ -79,7 +79,7 @@ GRID_NOTE = ("Each implementation's scenarios within each class some implementat
 
 def claim_grid(matrix: Matrix) -> list[str]:
     """Implementation × class: each row within every class some row claims; · beyond it."""
-    classes = claims_in(r.name for r in matrix.ran)
+    classes = claims_in(r.claim for r in matrix.ran)
     body = []
     for row in matrix.ran:
         cells = []

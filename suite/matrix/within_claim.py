@@ -71,6 +71,6 @@ def counts(claim: str, verdicts: dict[str, str]) -> Counter:
     return Counter(within_claim(claim, verdicts).values())
 
 
-def claims_in(names: Iterable[str]) -> list[str]:
-    """The classes some row claims, in first-seen order."""
-    return list(dict.fromkeys(row_claim(n) for n in names))
+def claims_in(claims: Iterable[str]) -> list[str]:
+    """The classes some row claims (each row's `claim`), in first-seen order."""
+    return list(dict.fromkeys(claims))

@@ -80,6 +80,8 @@ class Impl:
     #: its failing scenarios within its claim as root causes (matrix.bugs); None: not
     #: explained (a run with --no-explain, or an older matrix)
     claim_bugs: dict | None = None
+    #: the claim matrix.json kept for the row ("" in a matrix older than that field)
+    stored_claim: str = ""
 
     @property
     def base(self) -> str:
@@ -96,8 +98,9 @@ class Impl:
 
     @property
     def claim(self) -> str:
-        """The class the row claims (its peer manifest's), generic for the others."""
-        return row_claim(self.name)
+        """The class the row claims, as its matrix kept it (an engine's row cannot be looked
+        up without the engine), else its peer manifest's; generic for the others."""
+        return self.stored_claim or row_claim(self.name)
 
     @property
     def judged_classes(self) -> tuple[str, list[dict] | None]:
@@ -225,7 +228,8 @@ def _impl(raw: dict, provenance: Provenance) -> Impl:
                 raw["spec"], raw.get("model_of"), list(raw.get("restrictions") or []),
                 str(raw.get("linear_time") or ""), dict(raw["verdicts"]),
                 raw.get("failure_classes"), examples if isinstance(examples, dict) else {},
-                provenance, raw.get("claim_failure_classes"), raw.get("claim_bugs"))
+                provenance, raw.get("claim_failure_classes"), raw.get("claim_bugs"),
+                str(raw.get("claim") or ""))
 
 
 def bucket_counts(site: SiteData, impl: Impl, ids: list[str] | frozenset[str]
